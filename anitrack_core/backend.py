@@ -1,0 +1,50 @@
+"""The base class of backends: what knows how to ask one kind of upstream for versions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, ClassVar
+
+
+@dataclass(frozen=True)
+class RawVersion:
+    """One version as the upstream published it (prefix not stripped)."""
+
+    version: str
+    commit_url: str | None = None
+
+
+class Backend:
+    """Subclass this, set the class attributes and implement :meth:`get_versions`.
+
+    Backends never touch the database, never create their own HTTP sessions and
+    never read global configuration: everything they need is passed in.
+    """
+
+    #: shown to users, stored in ``project.backend`` and used in URLs ("PyPI")
+    name: ClassVar[str]
+    #: example project URLs, shown in the web UI
+    examples: ClassVar[list[str]] = []
+    #: regular expression used when the project sets none (None: the global default)
+    default_regex: ClassVar[str | None] = None
+    #: a description for users (how to fill the project fields)
+    more_info: ClassVar[str | None] = None
+    #: scheme used when neither the project nor its ecosystem chooses one (None: global default, RPM)
+    default_version_scheme: ClassVar[str | None] = None
+    #: how often projects of this backend are checked
+    check_interval: ClassVar[timedelta] = timedelta(seconds=3600)
+    #: whether ``version_url`` is mandatory for projects of this backend
+    required_version_url: ClassVar[bool] = False
+
+    def get_versions(self, project: Any, http: Any) -> list[RawVersion]:
+        """Return every version the upstream publishes for *project*.
+
+        :param project: the project's fields (name, homepage, version_url, regex,
+            insecure, releases_only, latest_version_cursor, version_filter...).
+        :param http: the shared HTTP client of the check engine.
+        :raises anitrack_core.errors.BackendError: the upstream could not be read.
+        :raises anitrack_core.errors.RateLimitError: the upstream rate limit is
+            reached; carries the reset time.
+        """
+        raise NotImplementedError(f"backend {self.name!r} does not implement get_versions()")

@@ -1,0 +1,1 @@
+"""Checking projects against their upstreams."""

@@ -1,0 +1,219 @@
+"""The ``anitrack`` command: the operator contract of ARCHITECTURE.md.
+
+Every command exits 0 on success, 1 on an error it can explain (printed as
+``anitrack: error: ...`` on stderr) and 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .errors import AnitrackError
+from .runtime import Runtime, load_runtime
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _cmd_db_upgrade(args: argparse.Namespace) -> int:
+    from .db.migrate import upgrade
+
+    runtime = load_runtime(require_schema=False)
+    applied = upgrade(runtime.db)
+    for name in applied:
+        print(f"applied {name}")
+    print("database schema is up to date" + ("" if applied else " (nothing to do)"))
+    return 0
+
+
+def _cmd_db_status(args: argparse.Namespace) -> int:
+    from .db.database import redact
+    from .db.migrate import pending
+
+    runtime = load_runtime(require_schema=False)
+    waiting = pending(runtime.db)
+    print(f"database: {redact(runtime.settings.database_url)}")
+    print("pending migrations: " + (", ".join(waiting) if waiting else "none"))
+    return 0
+
+
+def _cmd_user_add(args: argparse.Namespace) -> int:
+    from .db.accounts import add_user
+
+    load_runtime()
+    user = add_user(args.email, args.username, admin=args.admin)
+    print(user.id)
+    return 0
+
+
+def _cmd_token_add(args: argparse.Namespace) -> int:
+    from .db.accounts import add_token, find_user
+
+    runtime = load_runtime()
+    with runtime.db.atomic():
+        secret = add_token(find_user(args.email), args.description)
+    print("token created; it is shown only once:", file=sys.stderr)
+    print(secret)
+    return 0
+
+
+def _cmd_distro_add(args: argparse.Namespace) -> int:
+    from .db.distros import add_distro
+
+    load_runtime()
+    distro, created = add_distro(args.name)
+    print(f"{'added' if created else 'already present'}: {distro.name}")
+    return 0
+
+
+def _plugins_report(runtime: Runtime) -> dict[str, Any]:
+    plugins = runtime.plugins
+
+    def rows(registry: Any) -> list[dict[str, Any]]:
+        out = []
+        for name, cls in registry.items():
+            owner = plugins.info.get(registry.plugin_of(name))
+            out.append({"name": name, "plugin": registry.plugin_of(name),
+                        "distribution": owner.distribution if owner else None,
+                        "description": (getattr(cls, "description", None) or getattr(cls, "more_info", None))})
+        return out
+
+    return {
+        "plugins": [info.as_dict() for info in plugins.info.values()],
+        "backends": rows(plugins.backends),
+        "ecosystems": rows(plugins.ecosystems),
+        "schemes": rows(plugins.schemes),
+    }
+
+
+def _cmd_plugins(args: argparse.Namespace) -> int:
+    report = _plugins_report(load_runtime(database=False))
+    if args.json:
+        print(json.dumps(report, indent=2, sort_keys=True))
+        return 0
+    for info in report["plugins"]:
+        where = f"{info['distribution'] or '?'} {info['version'] or ''}".strip()
+        print(f"{info['name']:<34} {info['status']:<9} {where}")
+        if info["error"]:
+            print(f"    error: {info['error']}")
+    for kind in ("backends", "ecosystems", "schemes"):
+        names = ", ".join(row["name"] for row in report[kind]) or "(none)"
+        print(f"{kind}: {names}")
+    return 0
+
+
+def _cmd_config(args: argparse.Namespace) -> int:
+    runtime = load_runtime(database=False)
+    rows = runtime.settings.public_items()
+    if args.json:
+        print(json.dumps({key: {"value": str(value) if value is not None else None, "source": source}
+                          for key, value, source in rows}, indent=2, sort_keys=True))
+        return 0
+    for key, value, source in rows:
+        print(f"{key} = {value!r}    # {source}")
+    return 0
+
+
+def _cmd_versions(args: argparse.Namespace) -> int:
+    from .versions import VersionRules
+
+    runtime = load_runtime(database=False)
+    rules = VersionRules(prefix=args.prefix, pre_release_filter=args.pre_release_filter,
+                         version_filter=args.version_filter, pattern=args.pattern)
+    scheme_cls = runtime.plugins.schemes.get(args.scheme)
+    scheme = scheme_cls(rules)
+    invalid = [raw for raw in args.version if not scheme.is_valid(raw)]
+    if invalid and args.strict:
+        scheme.validate(invalid[0])
+    kept = scheme.newest_first(scheme.keep(args.version))
+    rows = [{"version": raw, "display": scheme.display(raw), "valid": scheme.is_valid(raw),
+             "pre_release": scheme.is_prerelease(raw)} for raw in kept]
+    if args.json:
+        print(json.dumps({"scheme": scheme_cls.name, "versions": rows,
+                          "skipped": [v for v in args.version if v not in kept]}, indent=2))
+        return 0
+    for row in rows:
+        marks = [m for m, on in (("pre-release", row["pre_release"]), ("invalid", not row["valid"])) if on]
+        print(row["display"] + (f"    ({', '.join(marks)})" if marks else ""))
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from anitrack_web.server import serve
+
+    return serve(load_runtime(), host=args.host, port=args.port, scheduler=not args.no_scheduler)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="anitrack", description="Track upstream projects and the versions they publish.",
+        epilog="Settings come from the TOML file named by ANITRACK_CONFIG and ANITRACK_* variables; "
+               "see `anitrack config`.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    db = sub.add_parser("db", help="database schema").add_subparsers(dest="db_command", required=True)
+    db.add_parser("upgrade", help="create or migrate the schema (idempotent)").set_defaults(func=_cmd_db_upgrade)
+    db.add_parser("status", help="show the database and its pending migrations").set_defaults(func=_cmd_db_status)
+
+    user = sub.add_parser("user", help="users").add_subparsers(dest="user_command", required=True)
+    add = user.add_parser("add", help="add a user; prints the user id")
+    add.add_argument("--email", required=True)
+    add.add_argument("--username", required=True)
+    add.add_argument("--admin", action="store_true", help="make the user an administrator")
+    add.set_defaults(func=_cmd_user_add)
+
+    token = sub.add_parser("token", help="API tokens").add_subparsers(dest="token_command", required=True)
+    add = token.add_parser("add", help="make an API token; prints it as the last line")
+    add.add_argument("--email", required=True, help="the user's e-mail")
+    add.add_argument("--description", help="what the token is for")
+    add.set_defaults(func=_cmd_token_add)
+
+    distro = sub.add_parser("distro", help="distributions").add_subparsers(dest="distro_command", required=True)
+    add = distro.add_parser("add", help="add a distribution (idempotent)")
+    add.add_argument("name")
+    add.set_defaults(func=_cmd_distro_add)
+
+    plugins = sub.add_parser("plugins", help="list plugins, backends, ecosystems and version schemes")
+    plugins.add_argument("--json", action="store_true", help="machine-readable output")
+    plugins.set_defaults(func=_cmd_plugins)
+
+    config = sub.add_parser("config", help="show the effective settings and where each comes from")
+    config.add_argument("--json", action="store_true", help="machine-readable output")
+    config.set_defaults(func=_cmd_config)
+
+    versions = sub.add_parser("versions", help="sort versions with a scheme and project rules (newest first)")
+    versions.add_argument("version", nargs="+", help="raw version strings")
+    versions.add_argument("--scheme", default="RPM", help="version scheme name (default: RPM)")
+    versions.add_argument("--prefix", help="version_prefix: ';'-separated prefixes to strip")
+    versions.add_argument("--pattern", help="version_pattern, for the Calendar scheme")
+    versions.add_argument("--pre-release-filter", help="';'-separated pre-release filters")
+    versions.add_argument("--version-filter", help="';'-separated filters of versions to skip")
+    versions.add_argument("--strict", action="store_true", help="fail on the first invalid version")
+    versions.add_argument("--json", action="store_true", help="machine-readable output")
+    versions.set_defaults(func=_cmd_versions)
+
+    serve = sub.add_parser("serve", help="serve the HTTP API and web pages (waitress)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=5000, help="port to listen on (default 5000)")
+    serve.add_argument("--no-scheduler", action="store_true", help="do not run periodic checks in this process")
+    serve.set_defaults(func=_serve)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except AnitrackError as exc:
+        print(f"anitrack: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,293 @@
+"""Settings: a TOML file (``ANITRACK_CONFIG``) overridden by ``ANITRACK_*`` variables.
+
+Every setting is declared once, with its type, default and help text: the
+core's here, a plugin's through the ``anitrack_declare_settings`` hook.  A key
+``database_url`` is read from ``database_url = "..."`` at the top of the file
+or from ``ANITRACK_DATABASE_URL``; a plugin key ``github.token`` from the
+``[github]`` table or ``ANITRACK_GITHUB_TOKEN``.  Values are validated when
+the settings are loaded, and an error names the offending key and its source.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+ENV_PREFIX = "ANITRACK_"
+CONFIG_ENV = "ANITRACK_CONFIG"
+_KEY_RE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)?$")
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One declared setting."""
+
+    key: str
+    type: type
+    default: Any
+    help: str
+    secret: bool = False
+    check: Callable[[Any], str | None] | None = None  # returns an error text or None
+    owner: str = "anitrack"
+
+    @property
+    def env_var(self) -> str:
+        return ENV_PREFIX + self.key.replace(".", "_").upper()
+
+
+class SettingsSpec:
+    """The declared settings; plugins add theirs in ``anitrack_declare_settings``."""
+
+    def __init__(self) -> None:
+        self._settings: dict[str, Setting] = {}
+        #: the plugin on whose behalf :meth:`add` is called (set by the loader)
+        self.current_plugin: str | None = None
+
+    def add(
+        self,
+        key: str,
+        *,
+        type: type = str,
+        default: Any = None,
+        help: str = "",
+        secret: bool = False,
+        check: Callable[[Any], str | None] | None = None,
+    ) -> None:
+        """Declare a setting.
+
+        :param key: ``name`` for the core, ``section.name`` for a plugin.
+        :param type: one of ``str``, ``int``, ``float``, ``bool``, ``list`` (of
+            strings; comma-separated in an environment variable) or ``Path``.
+        """
+        if not _KEY_RE.match(key):
+            raise ConfigError(f"invalid setting key {key!r}: use lower-case 'name' or 'section.name'")
+        if type not in (str, int, float, bool, list, Path):
+            raise ConfigError(f"setting {key!r}: unsupported type {type!r}")
+        if key in self._settings:
+            raise ConfigError(f"setting {key!r} is declared twice (first by {self._settings[key].owner})")
+        if "." in key and key.split(".")[0] in self._settings:
+            raise ConfigError(f"setting section {key.split('.')[0]!r} clashes with a core setting")
+        owner = self.current_plugin or "anitrack"
+        self._settings[key] = Setting(key, type, default, help, secret, check, owner)
+
+    def __iter__(self) -> Iterator[Setting]:
+        return iter(self._settings.values())
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._settings
+
+    def get(self, key: str) -> Setting:
+        return self._settings[key]
+
+    def remove_owner(self, owner: str) -> None:
+        """Forget the settings a plugin declared (used when the plugin turns out broken)."""
+        for key in [k for k, s in self._settings.items() if s.owner == owner]:
+            del self._settings[key]
+
+
+class Settings(Mapping[str, Any]):
+    """Loaded, validated settings.  ``settings["github.token"]`` or ``settings.database_url``."""
+
+    def __init__(self, values: dict[str, Any], spec: SettingsSpec, sources: dict[str, str]) -> None:
+        self._values = values
+        self._spec = spec
+        self._sources = sources
+
+    def __getitem__(self, key: str) -> Any:
+        return self._values[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def section(self, name: str) -> dict[str, Any]:
+        """A plugin's settings, without the section prefix."""
+        prefix = name + "."
+        return {k[len(prefix):]: v for k, v in self._values.items() if k.startswith(prefix)}
+
+    def source(self, key: str) -> str:
+        """Where a value came from: "default", the TOML file path or the variable name."""
+        return self._sources.get(key, "default")
+
+    def public_items(self) -> list[tuple[str, Any, str]]:
+        """(key, value, source) with secret values masked, for display."""
+        rows = []
+        for setting in self._spec:
+            value = self._values.get(setting.key)
+            if setting.secret and value:
+                value = "********"
+            rows.append((setting.key, value, self.source(setting.key)))
+        return rows
+
+
+def _default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "anitrack"
+
+
+def _check_database_url(value: str | None) -> str | None:
+    if value is None:
+        return None
+    if not re.match(r"^(sqlite|postgres|postgresql)://", value):
+        return "must start with sqlite:// or postgresql:// (e.g. sqlite:////var/lib/anitrack/anitrack.db)"
+    return None
+
+
+def _check_http_url(value: str | None) -> str | None:
+    if value and not re.match(r"^https?://[^/\s]+", value):
+        return "must be an http:// or https:// URL"
+    return None
+
+
+def _check_not_empty(value: str) -> str | None:
+    return "must not be empty" if not value or not value.strip() else None
+
+
+def core_settings() -> SettingsSpec:
+    """The settings of the core, declared like any plugin's."""
+    spec = SettingsSpec()
+    spec.add("data_dir", type=Path, default=None, help="directory of the SQLite file and other local data "
+             "(default: $XDG_DATA_HOME/anitrack or ~/.local/share/anitrack)")
+    spec.add("database_url", default=None, check=_check_database_url, secret=False,
+             help="sqlite:////abs/path.db or postgresql://user:password@host:port/db "
+                  "(default: anitrack.db in data_dir)")
+    spec.add("broker_url", default="memory://", check=_check_not_empty,
+             help="message broker for events and the scaled-out work queue (memory://, amqp://, redis://)")
+    spec.add("topic_prefix", default="org.anitrack", check=_check_not_empty, help="prefix of every event topic")
+    spec.add("events_exchange", default="amq.topic", check=_check_not_empty, help="exchange events are published to")
+    spec.add("allow_private_upstreams", type=bool, default=False,
+             help="let checks reach loopback, private and link-local addresses (tests, intranets)")
+    spec.add("base_url", default="http://localhost:5000", check=_check_http_url,
+             help="the public address of the service, used in links and redirects")
+    spec.add("disable_plugins", type=list, default=[], help="names of plugins (entry points) not to load")
+    spec.add("no_plugin_autoload", type=bool, default=False, help="load only the built-in plugins")
+    spec.add("trace_hooks", type=bool, default=False, help="log every hook call (debugging plugins)")
+    return spec
+
+
+def _coerce(setting: Setting, value: Any, source: str) -> Any:
+    """Convert *value* (from TOML or an environment string) to the setting's type."""
+    where = f"setting {setting.key!r} (from {source})"
+    from_env = source.startswith(ENV_PREFIX)
+    if value is None:
+        return None
+    kind = setting.type
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        if from_env and isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+            return value.strip().lower() in _TRUE
+        raise ConfigError(f"{where}: expected true or false, got {value!r}")
+    if kind is int or kind is float:
+        if isinstance(value, bool):
+            raise ConfigError(f"{where}: expected a number, got {value!r}")
+        if isinstance(value, (int, float)) and (kind is float or isinstance(value, int)):
+            return kind(value)
+        if from_env and isinstance(value, str):
+            try:
+                return kind(value.strip())
+            except ValueError:
+                pass
+        raise ConfigError(f"{where}: expected {'an integer' if kind is int else 'a number'}, got {value!r}")
+    if kind is list:
+        if from_env and isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return value
+        raise ConfigError(f"{where}: expected a list of strings, got {value!r}")
+    if not isinstance(value, str):
+        raise ConfigError(f"{where}: expected a string, got {value!r}")
+    return Path(value).expanduser() if kind is Path else value
+
+
+def _flatten(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, dict):
+            for sub, subvalue in value.items():
+                if isinstance(subvalue, dict):
+                    raise ConfigError(f"{path}: nested table [{key}.{sub}] is not a setting")
+                flat[f"{key}.{sub}"] = subvalue
+        else:
+            flat[key] = value
+    return flat
+
+
+def read_config_file(path: str | os.PathLike[str] | None) -> tuple[dict[str, Any], Path | None]:
+    """The flattened contents of the TOML file, or {} when no file is named."""
+    if not path:
+        return {}, None
+    file = Path(path).expanduser()
+    try:
+        with file.open("rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        raise ConfigError(f"configuration file {file} (from {CONFIG_ENV}) does not exist") from None
+    except OSError as exc:
+        raise ConfigError(f"configuration file {file} cannot be read: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"configuration file {file} is not valid TOML: {exc}") from None
+    return _flatten(data, file), file
+
+
+def load_settings(
+    spec: SettingsSpec,
+    environ: Mapping[str, str] | None = None,
+    *,
+    file_values: dict[str, Any] | None = None,
+    file_path: Path | None = None,
+    strict: bool = True,
+) -> Settings:
+    """Validate the file values and environment overrides against *spec*.
+
+    :param strict: refuse keys of the file that no one declared.  The loader
+        passes False for the first pass, made before plugins are loaded.
+    :raises ConfigError: naming the key and where its bad value came from.
+    """
+    environ = os.environ if environ is None else environ
+    if file_values is None:
+        file_values, file_path = read_config_file(environ.get(CONFIG_ENV))
+    if strict:
+        unknown = sorted(k for k in file_values if k not in spec)
+        if unknown:
+            raise ConfigError(
+                f"unknown setting(s) in {file_path}: {', '.join(unknown)} "
+                "(run `anitrack config` to list the settings; a plugin's settings need the plugin installed)"
+            )
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for setting in spec:
+        raw, source = setting.default, "default"
+        if setting.key in file_values:
+            raw, source = file_values[setting.key], str(file_path)
+        if setting.env_var in environ:
+            raw, source = environ[setting.env_var], setting.env_var
+        value = _coerce(setting, raw, source) if source != "default" else raw
+        if setting.check is not None:
+            problem = setting.check(value)
+            if problem:
+                raise ConfigError(f"setting {setting.key!r} (from {source}) {problem}; got {value!r}")
+        values[setting.key] = value
+        sources[setting.key] = source
+    if "data_dir" in values and values["data_dir"] is None:
+        values["data_dir"] = _default_data_dir()
+    if "database_url" in values and not values["database_url"]:
+        values["database_url"] = f"sqlite:///{Path(values['data_dir']).resolve() / 'anitrack.db'}"
+    return Settings(values, spec, sources)

@@ -1,0 +1,1 @@
+"""The store: peewee models, database selection and schema migrations."""

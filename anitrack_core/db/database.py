@@ -1,0 +1,105 @@
+"""Choosing and opening the database from ``ANITRACK_DATABASE_URL``.
+
+``sqlite:////abs/path.db`` (the default, a file in the data directory) opens a
+pooled SQLite database in WAL mode with foreign keys on; ``postgresql://...``
+opens a pooled PostgreSQL database (needs ``psycopg2``, the ``postgres``
+extra).  Either way the models' :data:`~anitrack_core.db.models.database_proxy`
+is bound to it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import peewee
+from playhouse.pool import PooledPostgresqlDatabase, PooledSqliteDatabase
+
+from ..errors import StoreError
+from .models import database_proxy
+
+SQLITE_PRAGMAS = {
+    "journal_mode": "wal",
+    "foreign_keys": 1,
+    "synchronous": "normal",
+    "busy_timeout": 10_000,
+    "cache_size": -64_000,
+}
+POOL_SIZE = 16
+POOL_STALE_SECONDS = 300
+POOL_WAIT_SECONDS = 30
+
+
+def redact(url: str) -> str:
+    """*url* with its password replaced, fit for messages and logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def _sqlite(url: str) -> peewee.Database:
+    path = url[len("sqlite://"):]
+    if path.startswith("/"):
+        path = path[1:]  # sqlite:///rel.db -> rel.db ; sqlite:////abs.db -> /abs.db
+    if not path:
+        raise StoreError(f"database URL {url!r} names no file; use sqlite:////absolute/path.db")
+    if path != ":memory:":
+        parent = Path(path).expanduser().parent
+        if not parent.is_dir():
+            raise StoreError(f"cannot open SQLite database {path}: directory {parent} does not exist")
+    return PooledSqliteDatabase(
+        path, pragmas=SQLITE_PRAGMAS, max_connections=POOL_SIZE, stale_timeout=POOL_STALE_SECONDS,
+        timeout=POOL_WAIT_SECONDS, check_same_thread=False,
+    )
+
+
+def _postgres(url: str) -> peewee.Database:
+    try:
+        import psycopg2  # noqa: F401  (checked here for a clear message)
+    except ImportError:
+        raise StoreError("PostgreSQL needs the psycopg2 driver: pip install 'anitrack[postgres]'") from None
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    if not name:
+        raise StoreError(f"database URL {redact(url)!r} names no database (postgresql://user@host:port/NAME)")
+    try:
+        port = parts.port
+    except ValueError:
+        raise StoreError(f"database URL {redact(url)!r} has an invalid port") from None
+    params = {"host": parts.hostname, "port": port, "user": parts.username, "password": parts.password}
+    return PooledPostgresqlDatabase(
+        name, max_connections=POOL_SIZE, stale_timeout=POOL_STALE_SECONDS, timeout=POOL_WAIT_SECONDS,
+        connect_timeout=10, **{k: v for k, v in params.items() if v is not None},
+    )
+
+
+def make_database(url: str) -> peewee.Database:
+    """A (not yet connected) database for *url*."""
+    if url.startswith("sqlite://"):
+        return _sqlite(url)
+    if re.match(r"^postgres(ql)?://", url):
+        return _postgres(url)
+    raise StoreError(f"unsupported database URL {redact(url)!r}: use sqlite:// or postgresql://")
+
+
+def open_database(url: str, *, check: bool = True) -> peewee.Database:
+    """Bind the models to the database at *url* and, if *check*, connect once to prove it works.
+
+    :raises StoreError: the URL is malformed or the database cannot be reached.
+    """
+    db = make_database(url)
+    if check:
+        try:
+            db.connect(reuse_if_open=True)
+            db.execute_sql("SELECT 1")
+        except peewee.DatabaseError as exc:
+            first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise StoreError(f"cannot reach the database at {redact(url)}: {first_line}") from None
+        finally:
+            if not db.is_closed():
+                db.close()
+    database_proxy.initialize(db)
+    return db

@@ -1,0 +1,203 @@
+"""The records anitrack stores (peewee models).
+
+Timestamps are naive UTC.  Columns ending in ``_key`` hold the case-folded
+form of a name, so that case-insensitive uniqueness and lookups behave the
+same on SQLite and PostgreSQL (SQLite's LIKE and lower() fold ASCII only).
+
+The constraints the interface states are the database's job, not only
+Python's: a project name is unique within a registered ecosystem (a partial
+unique index; projects outside an ecosystem are unconstrained), a package name
+is unique per distribution, a token is 40 characters, and deleting a project
+cascades to its versions, packages and flags.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+
+from peewee import (
+    AutoField,
+    BooleanField,
+    CharField,
+    Check,
+    DatabaseProxy,
+    DateTimeField,
+    ForeignKeyField,
+    IntegerField,
+    Model,
+    TextField,
+    UUIDField,
+)
+
+#: bound to a real database by :func:`anitrack_core.db.database.open_database`
+database_proxy = DatabaseProxy()
+
+
+def utcnow() -> datetime:
+    """The current time as a naive UTC datetime (how every timestamp is stored)."""
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class BaseModel(Model):
+    class Meta:
+        database = database_proxy
+        legacy_table_names = False
+
+
+class Distro(BaseModel):
+    """A distribution whose packages are mapped to projects."""
+
+    id = AutoField()
+    name = CharField(max_length=200)
+    name_key = CharField(max_length=200, unique=True)
+    created_on = DateTimeField(default=utcnow)
+
+
+class Project(BaseModel):
+    """An upstream project and how to check it."""
+
+    id = AutoField()
+    name = CharField(max_length=200)
+    name_key = CharField(max_length=200, index=True)
+    homepage = CharField(max_length=1024)
+    backend = CharField(max_length=200, default="custom")
+    ecosystem_name = CharField(max_length=1024, index=True)
+    ecosystem_key = CharField(max_length=1024, index=True)
+    #: True when ecosystem_name is a registered ecosystem (then name_key is unique in it)
+    in_ecosystem = BooleanField(default=False)
+    version_url = CharField(max_length=1024, null=True)
+    regex = TextField(null=True)
+    version_prefix = TextField(null=True)
+    version_scheme = CharField(max_length=50, null=True)
+    version_pattern = CharField(max_length=200, null=True)
+    pre_release_filter = TextField(null=True)
+    version_filter = TextField(null=True)
+    insecure = BooleanField(default=False)
+    releases_only = BooleanField(default=False)
+    error_counter = IntegerField(default=0, index=True)
+    latest_version = CharField(max_length=200, null=True)
+    latest_version_cursor = TextField(null=True)
+    logs = TextField(null=True)
+    check_successful = BooleanField(null=True, index=True)
+    archived = BooleanField(default=False, index=True)
+    created_on = DateTimeField(default=utcnow)
+    updated_on = DateTimeField(default=utcnow)
+    last_check = DateTimeField(null=True)
+    next_check = DateTimeField(default=utcnow, index=True)
+
+
+# a name is unique within a registered ecosystem; projects outside one are unconstrained
+Project.add_index(
+    Project.index(Project.name_key, Project.ecosystem_key, unique=True, name="project_name_per_ecosystem")
+    .where(Project.in_ecosystem == True)  # noqa: E712 (peewee expression)
+)
+
+
+class Package(BaseModel):
+    """A package of a distribution, mapped to the project it packages."""
+
+    id = AutoField()
+    distro = ForeignKeyField(Distro, backref="packages", on_delete="CASCADE", on_update="CASCADE")
+    project = ForeignKeyField(Project, backref="packages", on_delete="CASCADE")
+    package_name = CharField(max_length=200)
+    package_key = CharField(max_length=200, index=True)
+    created_on = DateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("distro", "package_name"), True),)
+
+
+class ProjectVersion(BaseModel):
+    """One version of a project, as the upstream published it."""
+
+    id = AutoField()
+    project = ForeignKeyField(Project, backref="versions", on_delete="CASCADE")
+    version = CharField(max_length=200)
+    created_on = DateTimeField(default=utcnow, null=True)
+    commit_url = CharField(max_length=1024, null=True)
+
+    class Meta:
+        indexes = ((("project", "version"), True),)
+
+
+class ProjectFlag(BaseModel):
+    """A user's report that something is wrong with a project."""
+
+    id = AutoField()
+    project = ForeignKeyField(Project, backref="flags", on_delete="CASCADE")
+    reason = TextField()
+    state = CharField(max_length=10, default="open", constraints=[Check("state IN ('open', 'closed')")])
+    user = CharField(max_length=256, index=True)
+    created_on = DateTimeField(default=utcnow)
+    updated_on = DateTimeField(default=utcnow)
+
+
+class Run(BaseModel):
+    """The counts of one periodic check pass."""
+
+    id = AutoField()
+    created_on = DateTimeField(default=utcnow, unique=True)
+    total_count = IntegerField(default=0)
+    success_count = IntegerField(default=0)
+    error_count = IntegerField(default=0)
+    ratelimit_count = IntegerField(default=0)
+
+
+class User(BaseModel):
+    """A person, known through a third-party identity provider (no local passwords)."""
+
+    id = UUIDField(primary_key=True, default=uuid.uuid4)
+    email = CharField(max_length=256)
+    email_key = CharField(max_length=256, unique=True)
+    username = CharField(max_length=256, index=True)
+    active = BooleanField(default=True)
+    admin = BooleanField(default=False)
+    created_on = DateTimeField(default=utcnow)
+
+
+class UserIdentity(BaseModel):
+    """How a user signs in: one row per identity provider account."""
+
+    id = AutoField()
+    user = ForeignKeyField(User, backref="identities", on_delete="CASCADE")
+    provider = CharField(max_length=100)
+    subject = CharField(max_length=256)
+    email = CharField(max_length=256, null=True)
+    created_on = DateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("provider", "subject"), True),)
+
+
+class ApiToken(BaseModel):
+    """An API token.  ``token`` holds a 40-character digest, never the secret itself."""
+
+    token = CharField(max_length=40, primary_key=True, constraints=[Check("length(token) = 40")])
+    #: the first characters of the secret, so a user can tell their tokens apart
+    hint = CharField(max_length=8)
+    user = ForeignKeyField(User, backref="tokens", on_delete="CASCADE")
+    description = TextField(null=True)
+    created = DateTimeField(default=utcnow)
+    last_used = DateTimeField(null=True)
+
+
+class OutboxEvent(BaseModel):
+    """An event written in the same transaction as the change it announces.
+
+    The publisher relays rows to the broker in id order and stamps
+    ``published_on``; a broker outage only delays them.
+    """
+
+    id = AutoField()
+    topic = CharField(max_length=255)
+    body = TextField()
+    project_id = IntegerField(null=True, index=True)
+    created_on = DateTimeField(default=utcnow)
+    published_on = DateTimeField(null=True, index=True)
+    attempts = IntegerField(default=0)
+
+
+ALL_MODELS = (
+    Distro, Project, Package, ProjectVersion, ProjectFlag, Run, User, UserIdentity, ApiToken, OutboxEvent,
+)

@@ -1,0 +1,146 @@
+"""Creating, changing and finding projects, with the interface's rules applied.
+
+The ecosystem rule: whenever a project's backend or homepage is set, its
+``ecosystem_name`` becomes the name of the ecosystem whose default backend is
+the project's backend, or else the homepage.  Within a registered ecosystem a
+project name is unique (ignoring case), which the database enforces.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import peewee
+
+from ..errors import AlreadyExistsError, AnitrackError, ConfigError
+from ..resolve import assign_ecosystem, scheme_for
+from .models import Project, utcnow
+
+if TYPE_CHECKING:
+    from ..plugins import Plugins
+
+#: fields a user may set, with their maximum length (None: boolean)
+EDITABLE_FIELDS: dict[str, int | None] = {
+    "name": 200,
+    "homepage": 1024,
+    "backend": 200,
+    "version_url": 1024,
+    "regex": 4096,
+    "version_prefix": 1024,
+    "version_scheme": 50,
+    "version_pattern": 200,
+    "pre_release_filter": 4096,
+    "version_filter": 4096,
+    "insecure": None,
+    "releases_only": None,
+}
+_REQUIRED = ("name", "homepage", "backend")
+
+
+def _clean(fields: dict[str, Any]) -> dict[str, Any]:
+    """Check types and lengths; strip strings; empty optional strings become None."""
+    unknown = sorted(set(fields) - set(EDITABLE_FIELDS))
+    if unknown:
+        raise AnitrackError(f"unknown project field(s): {', '.join(unknown)}")
+    clean: dict[str, Any] = {}
+    for key, value in fields.items():
+        limit = EDITABLE_FIELDS[key]
+        if limit is None:
+            if not isinstance(value, bool):
+                raise AnitrackError(f"{key} must be true or false")
+            clean[key] = value
+            continue
+        if value is not None and not isinstance(value, str):
+            raise AnitrackError(f"{key} must be a string")
+        value = value.strip() if isinstance(value, str) else None
+        if value and len(value) > limit:
+            raise AnitrackError(f"{key} is too long ({len(value)} characters, at most {limit})")
+        if key in _REQUIRED and not value:
+            raise AnitrackError(f"{key} is required")
+        clean[key] = value or None
+    return clean
+
+
+def _validate(plugins: Plugins, project: Project) -> None:
+    """Canonicalise backend and scheme names and check the version rules."""
+    backend = plugins.backends.get(project.backend)
+    project.backend = backend.name
+    if project.version_scheme:
+        project.version_scheme = plugins.schemes.canonical_name(project.version_scheme)
+    if getattr(backend, "required_version_url", False) and not project.version_url:
+        raise AnitrackError(f"backend {backend.name!r} requires version_url")
+    try:
+        scheme_for(plugins, project)
+    except ConfigError as exc:
+        raise AnitrackError(f"version_pattern is invalid: {exc}") from None
+
+
+def _apply_ecosystem(plugins: Plugins, project: Project) -> None:
+    assignment = assign_ecosystem(plugins, project.backend, project.homepage)
+    project.ecosystem_name = assignment.name
+    project.ecosystem_key = assignment.name.casefold()
+    project.in_ecosystem = assignment.registered
+
+
+def create_project(plugins: Plugins, **fields: Any) -> Project:
+    """Validate *fields* and create the project.
+
+    :raises AnitrackError: a field is missing, malformed or names an unknown
+        backend or scheme (the message names the field).
+    :raises AlreadyExistsError: the name is taken in the project's ecosystem;
+        ``exc.existing`` is that project.
+    """
+    missing = [key for key in _REQUIRED if key not in fields]
+    if missing:
+        raise AnitrackError(f"{missing[0]} is required")
+    clean = _clean(fields)
+    project = Project(**clean)
+    project.name_key = project.name.casefold()
+    _validate(plugins, project)
+    _apply_ecosystem(plugins, project)
+    now = utcnow()
+    project.created_on = project.updated_on = project.next_check = now
+    _save_or_conflict(project, insert=True)
+    return project
+
+
+def update_project(plugins: Plugins, project: Project, **changes: Any) -> dict[str, tuple[Any, Any]]:
+    """Apply *changes*; returns ``{field: (old, new)}`` for the fields that changed."""
+    clean = _clean(changes)
+    before = {key: getattr(project, key) for key in (*clean, "ecosystem_name")}
+    for key, value in clean.items():
+        setattr(project, key, value)
+    project.name_key = project.name.casefold()
+    _validate(plugins, project)
+    if "backend" in clean or "homepage" in clean or not project.ecosystem_name:
+        _apply_ecosystem(plugins, project)
+    diff = {key: (old, getattr(project, key)) for key, old in before.items() if getattr(project, key) != old}
+    if diff:
+        project.updated_on = utcnow()
+        _save_or_conflict(project, insert=False)
+    return diff
+
+
+def _save_or_conflict(project: Project, *, insert: bool) -> None:
+    try:
+        with Project._meta.database.atomic():
+            project.save(force_insert=insert)
+    except peewee.IntegrityError:
+        existing = find_project(project.name, project.ecosystem_name)
+        error = AlreadyExistsError(
+            f"a project named {project.name!r} already exists in ecosystem {project.ecosystem_name!r}")
+        error.existing = existing  # type: ignore[attr-defined]
+        raise error from None
+
+
+def find_project(name: str, ecosystem: str) -> Project | None:
+    """The project named *name* in *ecosystem* (both ignoring case), the oldest if several."""
+    return (Project.select()
+            .where((Project.name_key == name.strip().casefold())
+                   & (Project.ecosystem_key == ecosystem.strip().casefold()))
+            .order_by(Project.id).first())
+
+
+def delete_project(project: Project) -> None:
+    """Delete *project*; the database deletes its versions, packages and flags with it."""
+    project.delete_instance()

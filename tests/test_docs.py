@@ -1,0 +1,35 @@
+"""The documentation keeps up with the code."""
+
+from pathlib import Path
+
+import pytest
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def hook_names(pm):
+    return sorted(name for name in dir(pm.hook) if name.startswith("anitrack_"))
+
+
+def test_hooks_exist(anitrack_plugins):
+    assert len(hook_names(anitrack_plugins.pm)) >= 5
+
+
+def test_every_hook_is_documented_with_its_signature(anitrack_plugins):
+    text = (DOCS / "plugin_hooks.md").read_text(encoding="utf-8")
+    for name in hook_names(anitrack_plugins.pm):
+        args = ", ".join(getattr(anitrack_plugins.pm.hook, name).spec.argnames)
+        assert f"## {name}({args})" in text, f"hook {name} is not documented in docs/plugin_hooks.md"
+
+
+def test_no_documented_hook_is_missing_from_the_code(anitrack_plugins):
+    import re
+
+    text = (DOCS / "plugin_hooks.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"^## (anitrack_\w+)\(", text, flags=re.M))
+    assert documented == set(hook_names(anitrack_plugins.pm))
+
+
+@pytest.mark.parametrize("command", ["db upgrade", "user add", "token add", "distro add", "plugins"])
+def test_operator_commands_are_documented(command):
+    assert f"anitrack {command}" in (DOCS / "operator-guide.md").read_text(encoding="utf-8")

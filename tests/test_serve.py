@@ -1,0 +1,82 @@
+"""`anitrack serve`, driven over real HTTP as a client would."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def get(url, method="GET"):
+    request = urllib.request.Request(url, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, response.headers, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read()
+
+
+@pytest.fixture
+def server(run_anitrack):
+    assert run_anitrack("db", "upgrade")[0] == 0
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "anitrack_core.cli", "serve", "--port", str(port)],
+                               env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            get(base + "/healthz")
+            break
+        except OSError:
+            if process.poll() is not None:
+                pytest.fail("serve exited: " + process.stderr.read())
+            time.sleep(0.1)
+    else:
+        process.kill()
+        pytest.fail("serve did not start listening within 20 s")
+    yield base
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def test_serves_the_api_version_with_and_without_slash(server):
+    for path in ("/api/version", "/api/version/"):
+        status, headers, body = get(server + path)
+        assert status == 200 and headers["Content-Type"].startswith("application/json")
+        assert json.loads(body) == {"version": "1.2"}
+
+
+def test_unknown_route_and_wrong_method_are_json(server):
+    status, headers, body = get(server + "/nope")
+    assert status == 404 and headers["Content-Type"].startswith("application/json")
+    assert json.loads(body) == {"error": "no such resource: /nope", "status": 404}
+    status, headers, body = get(server + "/api/version", method="DELETE")
+    assert status == 405 and headers["Content-Type"].startswith("application/json")
+    assert json.loads(body) == {"error": "method DELETE is not allowed on /api/version", "status": 405,
+                                "output": "notok"}
+
+
+def test_serve_refuses_an_unmigrated_database(run_anitrack):
+    code, _, err = run_anitrack("serve", "--port", str(free_port()))
+    assert code == 1 and "run `anitrack db upgrade`" in err
+
+
+def test_serve_reports_a_busy_port(run_anitrack):
+    assert run_anitrack("db", "upgrade")[0] == 0
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        code, _, err = run_anitrack("serve", "--port", str(sock.getsockname()[1]))
+    assert code == 1 and "cannot listen on 127.0.0.1" in err
