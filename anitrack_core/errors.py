@@ -14,6 +14,14 @@ class AnitrackError(Exception):
     """Base of every anitrack error that carries a user-facing message."""
 
 
+class FieldError(AnitrackError):
+    """A value given for a named field is missing or invalid."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
 class ConfigError(AnitrackError):
     """A setting is unknown, of the wrong type or out of range."""
 

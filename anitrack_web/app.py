@@ -2,24 +2,57 @@
 
 from __future__ import annotations
 
-from bottle import Bottle, response
+import functools
+import json
+from collections.abc import Callable
+from typing import Any
+
+from bottle import Bottle, JSONPlugin, response
 
 from anitrack_core.runtime import Runtime
 
+from . import api_v1, api_v2, docs
+from .context import WebContext
 from .errors import install_json_errors
+from .params import Invalid, invalid_response
 from .store_hooks import install_store_hooks
 
 #: the version of the HTTP API (what GET /api/version reports), not of the package
 API_VERSION = "1.2"
 
 
+def _dumps(value: Any) -> str:
+    # keys sorted, as the existing service emits them
+    return json.dumps(value, sort_keys=True)
+
+
+def _input_errors(callback: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn field problems found while reading a request into one 400 naming the fields."""
+
+    @functools.wraps(callback)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return callback(*args, **kwargs)
+        except Invalid as exc:
+            raise invalid_response(exc.problems) from None
+
+    return wrapper
+
+
 def create_app(runtime: Runtime) -> Bottle:
     """The WSGI application for *runtime* (settings, plugins and an opened database)."""
     app = Bottle(catchall=True)
+    app.config["json.enable"] = False  # replaced by the JSONPlugin below (sorted keys)
+    app.install(JSONPlugin(json_dumps=_dumps))
+    app.install(_input_errors)
     app.config["anitrack.runtime"] = runtime
     install_json_errors(app)
     if runtime.db is not None:
         install_store_hooks(app, runtime.db)
+    ctx = WebContext(runtime)
+    api_v2.add_routes(app, ctx)
+    api_v1.add_routes(app, ctx)
+    docs.add_routes(app, ctx)
 
     @app.get(["/api/version", "/api/version/"])
     def api_version() -> dict[str, str]:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import peewee
 
-from ..errors import AlreadyExistsError, AnitrackError, ConfigError
+from ..errors import AlreadyExistsError, ConfigError, FieldError, UnknownNameError
 from ..resolve import assign_ecosystem, scheme_for
 from .models import Project, utcnow
 
@@ -41,38 +41,44 @@ def _clean(fields: dict[str, Any]) -> dict[str, Any]:
     """Check types and lengths; strip strings; empty optional strings become None."""
     unknown = sorted(set(fields) - set(EDITABLE_FIELDS))
     if unknown:
-        raise AnitrackError(f"unknown project field(s): {', '.join(unknown)}")
+        raise FieldError(unknown[0], f"unknown project field(s): {', '.join(unknown)}")
     clean: dict[str, Any] = {}
     for key, value in fields.items():
         limit = EDITABLE_FIELDS[key]
         if limit is None:
             if not isinstance(value, bool):
-                raise AnitrackError(f"{key} must be true or false")
+                raise FieldError(key, f"{key} must be true or false")
             clean[key] = value
             continue
         if value is not None and not isinstance(value, str):
-            raise AnitrackError(f"{key} must be a string")
+            raise FieldError(key, f"{key} must be a string")
         value = value.strip() if isinstance(value, str) else None
         if value and len(value) > limit:
-            raise AnitrackError(f"{key} is too long ({len(value)} characters, at most {limit})")
+            raise FieldError(key, f"{key} is too long ({len(value)} characters, at most {limit})")
         if key in _REQUIRED and not value:
-            raise AnitrackError(f"{key} is required")
+            raise FieldError(key, f"{key} is required")
         clean[key] = value or None
     return clean
 
 
 def _validate(plugins: Plugins, project: Project) -> None:
     """Canonicalise backend and scheme names and check the version rules."""
-    backend = plugins.backends.get(project.backend)
+    try:
+        backend = plugins.backends.get(project.backend)
+    except UnknownNameError as exc:
+        raise FieldError("backend", str(exc)) from None
     project.backend = backend.name
     if project.version_scheme:
-        project.version_scheme = plugins.schemes.canonical_name(project.version_scheme)
+        try:
+            project.version_scheme = plugins.schemes.canonical_name(project.version_scheme)
+        except UnknownNameError as exc:
+            raise FieldError("version_scheme", str(exc)) from None
     if getattr(backend, "required_version_url", False) and not project.version_url:
-        raise AnitrackError(f"backend {backend.name!r} requires version_url")
+        raise FieldError("version_url", f"backend {backend.name!r} requires version_url")
     try:
         scheme_for(plugins, project)
     except ConfigError as exc:
-        raise AnitrackError(f"version_pattern is invalid: {exc}") from None
+        raise FieldError("version_pattern", f"version_pattern is invalid: {exc}") from None
 
 
 def _apply_ecosystem(plugins: Plugins, project: Project) -> None:
@@ -92,7 +98,7 @@ def create_project(plugins: Plugins, **fields: Any) -> Project:
     """
     missing = [key for key in _REQUIRED if key not in fields]
     if missing:
-        raise AnitrackError(f"{missing[0]} is required")
+        raise FieldError(missing[0], f"{missing[0]} is required")
     clean = _clean(fields)
     project = Project(**clean)
     project.name_key = project.name.casefold()

@@ -1,0 +1,88 @@
+"""A project's stored versions as clients see them: filtered, newest first, stable ones apart.
+
+Schemes are built once per distinct set of rules and reused (they are
+immutable), so listing many projects does not rebuild them.  A project whose
+stored scheme can no longer be built (its plugin was removed, its Calendar
+pattern is missing) is listed with the global default scheme rather than
+failing the whole request; the problem is logged.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from threading import Lock
+from typing import TYPE_CHECKING, Any
+
+from .errors import AnitrackError
+from .resolve import GLOBAL_DEFAULT_SCHEME, resolve_scheme_name
+from .versions import VersionRules, VersionScheme
+
+if TYPE_CHECKING:
+    from .plugins import Plugins
+
+log = logging.getLogger(__name__)
+RULE_FIELDS = ("version_scheme", "ecosystem_name", "backend", "version_prefix", "pre_release_filter",
+               "version_filter", "version_pattern")
+
+
+@dataclass(frozen=True)
+class VersionListing:
+    #: display strings, newest first, version_filter applied
+    versions: list[str]
+    #: the same without pre-releases
+    stable_versions: list[str]
+    #: the raw string of the newest version, or None
+    newest_raw: str | None
+
+
+def list_versions(scheme: VersionScheme, raws: Iterable[str]) -> VersionListing:
+    ordered = scheme.newest_first(scheme.keep(raws))
+    return VersionListing(
+        versions=[scheme.display(raw) for raw in ordered],
+        stable_versions=[scheme.display(raw) for raw in ordered if not scheme.is_prerelease(raw)],
+        newest_raw=ordered[0] if ordered else None,
+    )
+
+
+class SchemeCache:
+    """Version schemes for projects, built once per distinct rules (bounded, thread-safe)."""
+
+    def __init__(self, plugins: Plugins, size: int = 4096) -> None:
+        self.plugins = plugins
+        self.size = size
+        self._cache: OrderedDict[tuple[Any, ...], VersionScheme] = OrderedDict()
+        self._lock = Lock()
+
+    def for_project(self, project: Any) -> VersionScheme:
+        """The scheme of *project*: a model, a dict of its fields or anything with those attributes."""
+        get = project.get if isinstance(project, dict) else lambda key: getattr(project, key, None)
+        key = tuple(get(name) for name in RULE_FIELDS)
+        with self._lock:
+            scheme = self._cache.get(key)
+            if scheme is not None:
+                self._cache.move_to_end(key)
+                return scheme
+        scheme = self._build(*key)
+        with self._lock:
+            self._cache[key] = scheme
+            if len(self._cache) > self.size:
+                self._cache.popitem(last=False)
+        return scheme
+
+    def _build(self, version_scheme: Any, ecosystem: Any, backend: Any, prefix: Any, pre_filter: Any,
+               version_filter: Any, pattern: Any) -> VersionScheme:
+        rules = VersionRules(prefix=prefix, pre_release_filter=pre_filter, version_filter=version_filter,
+                             pattern=pattern)
+        try:
+            name = resolve_scheme_name(self.plugins, project_scheme=version_scheme, ecosystem_name=ecosystem,
+                                       backend=backend)
+            return self.plugins.schemes.get(name)(rules)
+        except AnitrackError as exc:
+            log.warning("version scheme of a project cannot be used (%s); listing with %s", exc,
+                        GLOBAL_DEFAULT_SCHEME)
+            fallback = self.plugins.schemes.get(GLOBAL_DEFAULT_SCHEME)
+            return fallback(VersionRules(prefix=prefix, pre_release_filter=pre_filter,
+                                         version_filter=version_filter))

@@ -1,0 +1,132 @@
+"""API v2: /api/v2/projects/, /api/v2/packages/ and /api/v2/versions/."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bottle import Bottle, HTTPResponse, request
+
+from anitrack_core.db import distros, packages, projects
+from anitrack_core.db.models import Distro, Package, Project
+from anitrack_core.errors import AlreadyExistsError, FieldError
+from anitrack_core.listing import list_versions
+
+from . import queries
+from .auth import require_user
+from .context import WebContext
+from .errors import api_error
+from .params import MAX_ID, PAGING, Field, Invalid, read_body, read_query
+from .views import iso_utc
+
+PROJECT_FIELDS = [
+    Field("name", required=True, nullable=False),
+    Field("homepage", required=True, nullable=False),
+    Field("backend", required=True, nullable=False),
+    Field("version_url"),
+    Field("version_scheme"),
+    Field("version_pattern"),
+    Field("version_prefix"),
+    Field("pre_release_filter"),
+    Field("version_filter"),
+    Field("regex"),
+    Field("insecure", bool, nullable=False),
+    Field("check_release", bool, nullable=False),
+]
+PACKAGE_FIELDS = [Field(name, required=True, nullable=False)
+                  for name in ("distribution", "package_name", "project_name", "project_ecosystem")]
+
+
+def _page_args(extra: list[Field]) -> dict[str, Any]:
+    args = read_query([*PAGING, *extra])
+    args.setdefault("page", 1)
+    args.setdefault("items_per_page", 25)
+    return args
+
+
+def _page(items: list[dict[str, Any]], total: int, args: dict[str, Any]) -> dict[str, Any]:
+    return {"items": items, "page": args["page"], "items_per_page": args["items_per_page"],
+            "total_items": total}
+
+
+def add_routes(app: Bottle, ctx: WebContext) -> None:
+    """Add the v2 routes to *app*."""
+
+    @app.get("/api/v2/projects/")
+    def list_projects() -> dict[str, Any]:
+        args = _page_args([Field("ecosystem"), Field("name")])
+        query = queries.projects_query(name=args.get("name"), ecosystem=args.get("ecosystem"))
+        total, rows = queries.page_of(query, args["page"], args["items_per_page"])
+        return _page(ctx.views.v2_items(rows), total, args)
+
+    @app.post("/api/v2/projects/")
+    def create_project() -> HTTPResponse:
+        require_user(allow_query=True)
+        fields = read_body(PROJECT_FIELDS)
+        fields.pop("check_release", None)
+        try:
+            project = projects.create_project(ctx.plugins, **fields)
+        except FieldError as exc:
+            raise Invalid({exc.field: str(exc)}) from None
+        except AlreadyExistsError as exc:
+            existing = getattr(exc, "existing", None)
+            body: dict[str, Any] = {"requested_project": {**fields, "id": None}}
+            if existing is not None:
+                body["project"] = ctx.views.v2_created(queries.project_by_id(existing.id))
+            raise api_error(409, str(exc), **body) from None
+        return HTTPResponse(ctx.views.v2_created(queries.project_by_id(project.id)), status=201)
+
+    @app.get("/api/v2/packages/")
+    def list_packages() -> dict[str, Any]:
+        args = _page_args([Field("distribution"), Field("name")])
+        query = (Package.select(Package.package_name, Distro.name.alias("distribution"),
+                                Project.id.alias("project_id"), Project.name.alias("project"),
+                                Project.ecosystem_name.alias("ecosystem"), Project.latest_version,
+                                *[getattr(Project, f) for f in ("version_scheme", "backend", "version_prefix",
+                                                                "pre_release_filter", "version_filter",
+                                                                "version_pattern")])
+                 .join_from(Package, Distro).join_from(Package, Project))
+        if args.get("distribution"):
+            query = query.where(Distro.name_key == args["distribution"].casefold())
+        if args.get("name"):
+            query = query.where(Package.package_key == args["name"].casefold())
+        query = query.order_by(queries.ordered(Package.package_name), queries.ordered(Distro.name_key),
+                               Package.id)
+        total, rows = queries.page_of(query, args["page"], args["items_per_page"])
+        for row in rows:
+            row["ecosystem_name"] = row["ecosystem"]
+        listings = ctx.views.listings([{**row, "id": row["project_id"]} for row in rows])
+        items = [{"distribution": row["distribution"], "name": row["package_name"], "project": row["project"],
+                  "ecosystem": row["ecosystem"], "version": row["latest_version"],
+                  "stable_version": next(iter(listings[row["project_id"]].stable_versions), None)}
+                 for row in rows]
+        return _page(items, total, args)
+
+    @app.post("/api/v2/packages/")
+    def create_package() -> HTTPResponse:
+        require_user()
+        fields = read_body(PACKAGE_FIELDS)
+        project = projects.find_project(fields["project_name"], fields["project_ecosystem"])
+        if project is None:
+            raise api_error(400, f'Project "{fields["project_name"]}" in ecosystem '
+                                 f'"{fields["project_ecosystem"]}" not found')
+        distro = distros.find_distro(fields["distribution"])
+        if distro is None:
+            raise api_error(400, f'Distribution "{fields["distribution"]}" not found')
+        try:
+            package = packages.map_package(project, distro, fields["package_name"])
+        except AlreadyExistsError as exc:
+            raise api_error(409, str(exc)) from None
+        return HTTPResponse({"distribution": distro.name, "name": package.package_name}, status=201)
+
+    @app.get("/api/v2/versions/")
+    def project_versions() -> dict[str, Any]:
+        args = read_query([Field("project_id", int, required=True, nullable=False, minimum=1,
+                                 maximum=MAX_ID)])
+        row = queries.project_by_id(args["project_id"])
+        if row is None:
+            raise api_error(404, "No such project")
+        found = queries.raw_versions([row["id"]]).get(row["id"], [])
+        listing = list_versions(ctx.schemes.for_project(row), [raw for raw, _ in found])
+        created = dict(found).get(listing.newest_raw) if listing.newest_raw else None
+        return {"latest_version": row["latest_version"], "latest_version_created_on": iso_utc(created),
+                "versions": listing.versions, "stable_versions": listing.stable_versions}

@@ -1,0 +1,90 @@
+"""The store reads behind the API: few queries per request, whatever the page size.
+
+A list page costs one COUNT, one page of rows and one query per related
+table for the whole page (versions, packages), never one per item.  Rows come
+back as plain dicts, which is several times cheaper than model instances.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+import peewee
+from peewee import SQL, Expression, NodeList, Value
+
+from anitrack_core.db.models import Distro, Package, Project, ProjectVersion, database_proxy
+
+PROJECT_COLUMNS = (
+    Project.id, Project.name, Project.homepage, Project.backend, Project.ecosystem_name, Project.regex,
+    Project.version_url, Project.latest_version, Project.created_on, Project.updated_on,
+    Project.version_scheme, Project.version_prefix, Project.pre_release_filter, Project.version_filter,
+    Project.version_pattern, Project.archived,
+)
+
+
+def ordered(field: peewee.Field) -> Any:
+    """*field* for ORDER BY in plain code-point order on every database (PostgreSQL collations differ)."""
+    if isinstance(database_proxy.obj, peewee.PostgresqlDatabase):
+        return field.collate('"C"')
+    return field
+
+
+def like_pattern(pattern: str, *, prefix_when_plain: bool = True) -> str:
+    """A case-folded LIKE pattern for a user pattern where ``*`` is the only wildcard."""
+    if prefix_when_plain and "*" not in pattern:
+        pattern += "*"
+    escaped = pattern.casefold().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return escaped.replace("*", "%")
+
+
+def matches(field: peewee.Field, like: str) -> Expression:
+    """``field LIKE like ESCAPE '\\'``, portable (the field holds case-folded text)."""
+    return Expression(field, "LIKE", NodeList((Value(like), SQL("ESCAPE"), Value("\\"))))
+
+
+def page_of(query: peewee.SelectQuery, page: int, per_page: int) -> tuple[int, list[dict[str, Any]]]:
+    """(total matches, the rows of page *page*), counted before paging."""
+    total = query.count()
+    if total <= (page - 1) * per_page:
+        return total, []
+    return total, list(query.paginate(page, per_page).dicts())
+
+
+def projects_query(*, name: str | None = None, ecosystem: str | None = None) -> peewee.SelectQuery:
+    query = Project.select(*PROJECT_COLUMNS)
+    if name:
+        query = query.where(Project.name_key == name.casefold())
+    if ecosystem:
+        query = query.where(Project.ecosystem_key == ecosystem.casefold())
+    return query.order_by(ordered(Project.name_key), ordered(Project.ecosystem_key), Project.id)
+
+
+def project_by_id(project_id: int) -> dict[str, Any] | None:
+    return Project.select(*PROJECT_COLUMNS).where(Project.id == project_id).dicts().first()
+
+
+def raw_versions(project_ids: Iterable[int]) -> dict[int, list[tuple[str, Any]]]:
+    """``{project id: [(raw version, created_on), ...]}`` for every id, in one query."""
+    ids = list(set(project_ids))
+    found: dict[int, list[tuple[str, Any]]] = defaultdict(list)
+    if ids:
+        rows = (ProjectVersion.select(ProjectVersion.project, ProjectVersion.version, ProjectVersion.created_on)
+                .where(ProjectVersion.project.in_(ids)).tuples())
+        for project_id, version, created_on in rows:
+            found[project_id].append((version, created_on))
+    return found
+
+
+def packages_of(project_ids: Iterable[int]) -> dict[int, list[dict[str, str]]]:
+    """``{project id: [{"distro": ..., "package_name": ...}, ...]}`` in one query."""
+    ids = list(set(project_ids))
+    found: dict[int, list[dict[str, str]]] = defaultdict(list)
+    if ids:
+        rows = (Package.select(Package.project, Distro.name, Package.package_name).join(Distro)
+                .where(Package.project.in_(ids))
+                .order_by(ordered(Distro.name_key), ordered(Package.package_name), Package.id).tuples())
+        for project_id, distro, package_name in rows:
+            found[project_id].append({"distro": distro, "package_name": package_name})
+    return found
