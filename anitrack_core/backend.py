@@ -13,6 +13,8 @@ class RawVersion:
 
     version: str
     commit_url: str | None = None
+    #: a backend-specific position of this version upstream (stored for the newest version)
+    cursor: str | None = None
 
 
 class Backend:
@@ -37,12 +39,17 @@ class Backend:
     #: whether ``version_url`` is mandatory for projects of this backend
     required_version_url: ClassVar[bool] = False
 
-    def get_versions(self, project: Any, http: Any) -> list[RawVersion]:
+    def get_versions(self, project: Any, http: Any) -> list[RawVersion | str]:
         """Return every version the upstream publishes for *project*.
 
-        :param project: the project's fields (name, homepage, version_url, regex,
-            insecure, releases_only, latest_version_cursor, version_filter...).
-        :param http: the shared HTTP client of the check engine.
+        :param project: an :class:`anitrack_core.check.spec.ProjectSpec`: the
+            project's fields (name, homepage, version_url, regex, insecure,
+            releases_only, latest_version_cursor, version_filter...).
+        :param http: an :class:`anitrack_core.check.http.CheckHttp`, the check
+            engine's HTTP client for this check (conditional requests, limits,
+            the address guard).  Pass ``conditional=True`` on the request whose
+            answer decides whether anything changed; a 304 then ends the check
+            as "nothing new" without the backend seeing it.
         :raises anitrack_core.errors.BackendError: the upstream could not be read.
         :raises anitrack_core.errors.RateLimitError: the upstream rate limit is
             reached; carries the reset time.

@@ -141,6 +141,44 @@ def _cmd_versions(args: argparse.Namespace) -> int:
     return 0
 
 
+def _temporary_spec(args: argparse.Namespace) -> Any:
+    from .check.spec import ProjectSpec
+
+    missing = [flag for flag, value in (("--backend", args.backend), ("--name", args.name),
+                                        ("--homepage", args.homepage)) if not value]
+    if missing:
+        raise AnitrackError(f"a dry run of a temporary project needs {', '.join(missing)}")
+    return ProjectSpec(id=None, name=args.name, homepage=args.homepage, backend=args.backend,
+                       version_url=args.version_url, regex=args.regex, version_scheme=args.version_scheme,
+                       version_prefix=args.version_prefix, pre_release_filter=args.pre_release_filter,
+                       version_filter=args.version_filter, version_pattern=args.version_pattern,
+                       insecure=args.insecure, releases_only=args.releases_only)
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from .check.runner import Checker
+    from .check.temporary import check_temporary
+
+    if args.dry_run:
+        runtime = load_runtime(database=False)
+        try:
+            report = check_temporary(Checker(runtime), _temporary_spec(args))
+        except AnitrackError as exc:
+            report = {"error": str(exc)}
+        if args.json:
+            print(json.dumps(report, indent=2))
+        elif "error" in report:
+            print(f"anitrack: error: {report['error']}", file=sys.stderr)
+        else:
+            print("\n".join(report["versions"]) or "(no versions)")
+        return 1 if "error" in report else 0
+    runtime = load_runtime()
+    checker = Checker(runtime)
+    summary = checker.run_pass(everything=args.all, ids=args.project or None)
+    print(summary.line())
+    return 0
+
+
 def _serve(args: argparse.Namespace) -> int:
     from anitrack_web.server import serve
 
@@ -194,6 +232,21 @@ def build_parser() -> argparse.ArgumentParser:
     versions.add_argument("--strict", action="store_true", help="fail on the first invalid version")
     versions.add_argument("--json", action="store_true", help="machine-readable output")
     versions.set_defaults(func=_cmd_versions)
+
+    check = sub.add_parser("check", help="check projects for new versions now (one pass)",
+                           description="Without options: the projects that are due. --dry-run checks a "
+                                       "temporary project described by the options and saves nothing.")
+    which = check.add_mutually_exclusive_group()
+    which.add_argument("--all", action="store_true", help="every project that is not archived")
+    which.add_argument("--project", type=int, action="append", metavar="ID", help="this project (repeatable)")
+    which.add_argument("--dry-run", action="store_true", help="check a temporary project; nothing is saved")
+    for flag in ("backend", "name", "homepage", "version-url", "regex", "version-scheme", "version-prefix",
+                 "version-pattern", "pre-release-filter", "version-filter"):
+        check.add_argument(f"--{flag}", help=f"the temporary project's {flag.replace('-', '_')} (with --dry-run)")
+    check.add_argument("--releases-only", action="store_true", help="GitHub-type backends: releases, not tags")
+    check.add_argument("--insecure", action="store_true", help="do not validate the upstream certificate")
+    check.add_argument("--json", action="store_true", help="machine-readable output (with --dry-run)")
+    check.set_defaults(func=_cmd_check)
 
     serve = sub.add_parser("serve", help="serve the HTTP API and web pages (waitress)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")

@@ -156,6 +156,10 @@ def _check_http_url(value: str | None) -> str | None:
     return None
 
 
+def _positive(value: float | int | None) -> str | None:
+    return "must be greater than 0" if value is not None and value <= 0 else None
+
+
 def _check_not_empty(value: str) -> str | None:
     return "must not be empty" if not value or not value.strip() else None
 
@@ -176,6 +180,22 @@ def core_settings() -> SettingsSpec:
              help="let checks reach loopback, private and link-local addresses (tests, intranets)")
     spec.add("base_url", default="http://localhost:5000", check=_check_http_url,
              help="the public address of the service, used in links and redirects")
+    spec.add("user_agent", default=None, help="User-Agent of upstream requests "
+             "(default: 'anitrack/<version> (+<base_url>)')")
+    spec.add("fetch_timeout", type=float, default=15.0, check=_positive,
+             help="seconds to wait for an upstream to connect, and between bytes of its answer")
+    spec.add("check_deadline", type=float, default=60.0, check=_positive,
+             help="seconds one check of one project may take in all (every request of it)")
+    spec.add("max_response_bytes", type=int, default=10 * 1024 * 1024, check=_positive,
+             help="largest upstream answer read, in bytes")
+    spec.add("check_error_threshold", type=int, default=100, check=_positive,
+             help="consecutive failed checks after which a project without versions is deleted")
+    spec.add("check_concurrency", type=int, default=32, check=_positive,
+             help="checks in flight at once in one process")
+    spec.add("check_per_host", type=int, default=4, check=_positive,
+             help="checks in flight at once against one upstream host")
+    spec.add("scheduler_interval", type=float, default=60.0, check=_positive,
+             help="seconds between two scheduler passes over the due projects")
     spec.add("disable_plugins", type=list, default=[], help="names of plugins (entry points) not to load")
     spec.add("no_plugin_autoload", type=bool, default=False, help="load only the built-in plugins")
     spec.add("trace_hooks", type=bool, default=False, help="log every hook call (debugging plugins)")

@@ -15,6 +15,12 @@ suite gets these fixtures with nothing to import:
     temporary directory, or, when ``ANITRACK_TEST_DB=postgres``, a database on
     a PostgreSQL server the session starts from the Debian ``postgresql``
     binaries.
+``fake_upstream``
+    a :class:`~anitrack_core.testing_upstream.FakeUpstream` on a free loopback
+    port: ``fake_upstream.route("/releases/", "<html>...")``, then
+    ``fake_upstream.url("/releases/")``; ``fake_upstream.requests`` records every
+    request with its headers.  Checks may reach it because the environment of
+    ``anitrack_env`` sets ``ANITRACK_ALLOW_PRIVATE_UPSTREAMS=1``.
 ``anitrack_env``
     the ``ANITRACK_*`` environment of an isolated instance (data dir, database),
     applied to ``os.environ`` for the test; ``run_anitrack(*argv)`` runs the CLI
@@ -63,6 +69,17 @@ def register_plugin(anitrack_plugins: Any) -> Iterator[Callable[..., Any]]:
     yield register
     for name in added:
         anitrack_plugins.unregister(name)
+
+
+@pytest.fixture
+def fake_upstream() -> Iterator[Any]:
+    from anitrack_core.testing_upstream import FakeUpstream
+
+    upstream = FakeUpstream().start()
+    try:
+        yield upstream
+    finally:
+        upstream.stop()
 
 
 @pytest.fixture(scope="session")
@@ -126,6 +143,7 @@ def anitrack_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, anitrack_datab
     env = {
         "ANITRACK_DATA_DIR": str(tmp_path / "data"),
         "ANITRACK_DATABASE_URL": anitrack_database_url,
+        "ANITRACK_ALLOW_PRIVATE_UPSTREAMS": "1",
     }
     (tmp_path / "data").mkdir(exist_ok=True)
     for key, value in env.items():

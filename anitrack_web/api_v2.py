@@ -62,7 +62,7 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
     def create_project() -> HTTPResponse:
         require_user(allow_query=True)
         fields = read_body(PROJECT_FIELDS)
-        fields.pop("check_release", None)
+        check_release = fields.pop("check_release", False)
         try:
             project = projects.create_project(ctx.plugins, **fields)
         except FieldError as exc:
@@ -73,6 +73,10 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
             if existing is not None:
                 body["project"] = ctx.views.v2_created(queries.project_by_id(existing.id))
             raise api_error(409, str(exc), **body) from None
+        if check_release:
+            from .api_checks import check_after_create  # the check engine is wired in with it
+
+            check_after_create(ctx, project.id)
         return HTTPResponse(ctx.views.v2_created(queries.project_by_id(project.id)), status=201)
 
     @app.get("/api/v2/packages/")

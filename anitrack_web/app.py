@@ -11,7 +11,7 @@ from bottle import Bottle, JSONPlugin, response
 
 from anitrack_core.runtime import Runtime
 
-from . import api_v1, api_v2, docs
+from . import api_checks, api_v1, api_v2, docs
 from .context import WebContext
 from .errors import install_json_errors
 from .params import Invalid, invalid_response
@@ -51,6 +51,7 @@ def create_app(runtime: Runtime) -> Bottle:
         install_store_hooks(app, runtime.db)
     ctx = WebContext(runtime)
     api_v2.add_routes(app, ctx)
+    api_checks.add_routes(app, ctx)
     api_v1.add_routes(app, ctx)
     docs.add_routes(app, ctx)
 

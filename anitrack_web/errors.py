@@ -22,16 +22,16 @@ _REASONS = {
 }
 
 
-def error_body(status: int, message: Any, **extra: Any) -> dict[str, Any]:
-    body = {"error": message, "status": status, **extra}
+def error_body(status: int, error: Any, **extra: Any) -> dict[str, Any]:
+    body = {"error": error, "status": status, **extra}
     if request.path.startswith("/api/") and not request.path.startswith("/api/v2/"):
         body.setdefault("output", "notok")
     return body
 
 
-def api_error(status: int, message: Any, **extra: Any) -> HTTPResponse:
+def api_error(status: int, error: Any, **extra: Any) -> HTTPResponse:
     """An error response to raise from a route."""
-    return HTTPResponse(error_body(status, message, **extra), status=status)
+    return HTTPResponse(error_body(status, error, **extra), status=status)
 
 
 def _handle(error: HTTPError) -> str:

@@ -33,3 +33,10 @@ def test_no_documented_hook_is_missing_from_the_code(anitrack_plugins):
 @pytest.mark.parametrize("command", ["db upgrade", "user add", "token add", "distro add", "plugins"])
 def test_operator_commands_are_documented(command):
     assert f"anitrack {command}" in (DOCS / "operator-guide.md").read_text(encoding="utf-8")
+
+
+def test_every_plugin_distribution_is_tested_by_tox():
+    root = DOCS.parent
+    tox = (root / "tox.ini").read_text(encoding="utf-8")
+    for pyproject in sorted((root / "plugins").glob("*/pyproject.toml")):
+        assert f"-e plugins/{pyproject.parent.name}" in tox, f"{pyproject.parent.name} missing from tox.ini deps"

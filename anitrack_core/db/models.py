@@ -85,6 +85,9 @@ class Project(BaseModel):
     updated_on = DateTimeField(default=utcnow)
     last_check = DateTimeField(null=True)
     next_check = DateTimeField(default=utcnow, index=True)
+    #: validators of the last full upstream answer, for conditional requests (migration 0002)
+    http_etag = TextField(null=True)
+    http_last_modified = TextField(null=True)
 
 
 # a name is unique within a registered ecosystem; projects outside one are unconstrained

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import peewee
 
 from ..errors import AlreadyExistsError, ConfigError, FieldError, UnknownNameError
+from ..check.regex import DEFAULT_ALIAS, InvalidRegexError, compile_user_regex
 from ..resolve import assign_ecosystem, scheme_for
 from .models import Project, utcnow
 
@@ -73,6 +74,11 @@ def _validate(plugins: Plugins, project: Project) -> None:
             project.version_scheme = plugins.schemes.canonical_name(project.version_scheme)
         except UnknownNameError as exc:
             raise FieldError("version_scheme", str(exc)) from None
+    if project.regex and project.regex != DEFAULT_ALIAS:
+        try:
+            compile_user_regex(project.regex)
+        except InvalidRegexError as exc:
+            raise FieldError("regex", str(exc)) from None
     if getattr(backend, "required_version_url", False) and not project.version_url:
         raise FieldError("version_url", f"backend {backend.name!r} requires version_url")
     try:

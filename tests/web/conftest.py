@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import anitrack_backend_custom
+import anitrack_backend_folder
 import pytest
 import requests
 import waitress.server
@@ -24,10 +27,12 @@ def _backend(name, **attrs):
 
 
 class FakeCatalogue:
-    """Backends and ecosystems like the real catalogue's, without upstream access."""
+    """Backends and ecosystems named like the real catalogue's, without upstream access.
 
-    backends = [_backend("PyPI"), _backend("npmjs"), _backend("custom", required_version_url=True),
-                _backend("GitHub"), _backend("folder", required_version_url=True)]
+    The real ``custom`` and ``folder`` backends are registered beside them.
+    """
+
+    backends = [_backend("PyPI"), _backend("npmjs"), _backend("GitHub")]
 
     @hookimpl
     def anitrack_register_backends(self, registry):
@@ -65,6 +70,26 @@ class Api:
         return self.session.request(method, self.url(path), timeout=10, **kwargs)
 
 
+@contextmanager
+def live_server(app, threads=4):
+    """Serve *app* with waitress on a free loopback port in a thread; yields the base URL."""
+    server = waitress.server.create_server(app, host="127.0.0.1", port=0, threads=threads)
+
+    def run():
+        try:
+            server.run()
+        except OSError:  # the sockets are closed under the loop when the server stops
+            pass
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.effective_port}"
+    finally:
+        server.close()
+        thread.join(timeout=5)
+
+
 @pytest.fixture
 def runtime(anitrack_env, monkeypatch):
     from anitrack_core.db.database import open_database
@@ -74,8 +99,10 @@ def runtime(anitrack_env, monkeypatch):
     monkeypatch.setenv("ANITRACK_NO_PLUGIN_AUTOLOAD", "1")
     upgrade(open_database(anitrack_env["ANITRACK_DATABASE_URL"]))
     runtime = load_runtime()
-    info = runtime.plugins.register(FakeCatalogue(), "fake-catalogue")
-    assert info.status == "loaded", info.error
+    for plugin, name in ((FakeCatalogue(), "fake-catalogue"), (anitrack_backend_custom, "custom"),
+                         (anitrack_backend_folder, "folder")):
+        info = runtime.plugins.register(plugin, name)
+        assert info.status == "loaded", info.error
     yield runtime
     runtime.db.close_all()
 
@@ -85,18 +112,14 @@ def api(runtime):
     from anitrack_core.db import accounts, distros
     from anitrack_web import create_app
 
-    server = waitress.server.create_server(create_app(runtime), host="127.0.0.1", port=0, threads=4)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
     with runtime.db.connection_context():
         user = accounts.add_user("tester@example.org", "tester")
         token = accounts.add_token(user, "tests")
         for name in ("Fedora", "Debian"):
             distros.add_distro(name)
     session = requests.Session()
-    try:
-        yield Api(f"http://127.0.0.1:{server.effective_port}", session, runtime, token)
-    finally:
-        session.close()
-        server.close()
-        thread.join(timeout=5)
+    with live_server(create_app(runtime)) as base:
+        try:
+            yield Api(base, session, runtime, token)
+        finally:
+            session.close()

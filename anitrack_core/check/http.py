@@ -1,0 +1,321 @@
+"""The one HTTP layer through which every check reaches its upstream.
+
+One :class:`HttpClient` per process holds the pooled keep-alive connections;
+each check of one project gets a :class:`CheckHttp` from :meth:`HttpClient.for_check`,
+which is what a backend receives as ``http``.  Every request it makes
+
+* sends the identifying User-Agent of the :class:`FetchPolicy`;
+* can be conditional (``If-None-Match`` / ``If-Modified-Since``); a 304 raises
+  :exc:`NotModified`;
+* has (connect, read) timeouts and shares the check's total deadline, which
+  also bounds an upstream that drips its answer byte by byte;
+* reads at most ``max_bytes`` of answer (after decompression);
+* checks certificates unless the project is marked insecure;
+* follows redirects itself, re-checking the scheme and the address of every
+  hop, and drops credentials when a hop changes host;
+* connects only to addresses the SSRF guard allows
+  (:mod:`~anitrack_core.check.netguard`, :mod:`~anitrack_core.check.transport`).
+
+Nothing here reads environment variables or global settings: the
+:class:`FetchPolicy` carries them (:meth:`FetchPolicy.from_settings`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+from urllib.parse import urljoin
+
+import requests
+from requests.structures import CaseInsensitiveDict
+
+from ..errors import RateLimitError
+from . import netguard, transport
+from .httptypes import (
+    EPOCH_HTTP_DATE,
+    BlockedAddressError,
+    FetchError,
+    FetchPolicy,
+    HttpResponse,
+    NotModified,
+    Validators,
+    default_user_agent,
+)
+from .httputil import NoCookies, describe, http_date, rate_limit_reset
+
+__all__ = [
+    "EPOCH_HTTP_DATE", "BlockedAddressError", "CheckHttp", "FetchError", "FetchPolicy", "HttpClient",
+    "HttpResponse", "NotModified", "Validators", "default_user_agent",
+]
+
+ALLOW_PRIVATE_HINT = "an operator can allow private upstreams with ANITRACK_ALLOW_PRIVATE_UPSTREAMS=1"
+_REDIRECTS = (301, 302, 303, 307, 308)
+_CREDENTIAL_HEADERS = ("Authorization", "Proxy-Authorization", "Cookie")
+_CHUNK = 64 * 1024
+
+
+class HttpClient:
+    """The process-wide HTTP client: pooled keep-alive connections, thread-safe.
+
+    :param policy: limits and identity of every request.
+    :param resolver: ``resolver(host, port) -> [address, ...]``; default: the system's.
+    :param address_check: ``check(ip_address) -> reason or None``; default:
+        :func:`~anitrack_core.check.netguard.refusal_reason`.  Ignored when
+        ``policy.allow_private`` is set.
+    :param ca_certs: a PEM bundle of the certificate authorities to trust
+        (default: requests' bundle).
+    """
+
+    def __init__(
+        self,
+        policy: FetchPolicy,
+        *,
+        resolver: netguard.Resolver | None = None,
+        address_check: netguard.AddressCheck | None = None,
+        ca_certs: str | None = None,
+    ) -> None:
+        self.policy = policy
+        guard = netguard.AddressGuard(
+            allow_private=policy.allow_private,
+            resolver=resolver or netguard.system_resolver,
+            check=address_check or netguard.refusal_reason,
+        )
+        self._sessions = {
+            False: self._session(guard, verify=ca_certs or True),
+            True: self._session(guard, verify=False),
+        }
+
+    def _session(self, guard: netguard.AddressGuard, *, verify: bool | str) -> requests.Session:
+        session = requests.Session()
+        session.trust_env = False  # no proxies, .netrc or CA bundle from the environment
+        session.verify = verify
+        session.headers["User-Agent"] = self.policy.user_agent
+        session.cookies.set_policy(NoCookies())  # checks of different projects share nothing
+        adapter = transport.GuardedAdapter(guard, insecure=verify is False)
+        session.mount("http://", adapter)
+        session.mount("https://", adapter)
+        return session
+
+    def for_check(
+        self,
+        *,
+        insecure: bool = False,
+        validators: Validators | None = None,
+        fallback_since: datetime | None = None,
+    ) -> CheckHttp:
+        """The HTTP access of one check of one project; its deadline starts now."""
+        return CheckHttp(self, insecure=insecure, validators=validators, fallback_since=fallback_since)
+
+    def close(self) -> None:
+        """Close every pooled connection."""
+        for session in self._sessions.values():
+            session.close()
+
+    def __enter__(self) -> HttpClient:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+@dataclass(eq=False)
+class CheckHttp:
+    """What a backend receives as ``http``: the requests of one check, under one deadline."""
+
+    client: HttpClient
+    insecure: bool = False
+    validators: Validators | None = None
+    fallback_since: datetime | None = None
+    #: set by a conditional 2xx answer, from its ETag / Last-Modified, for the engine to store
+    new_validators: Validators | None = None
+    requests_made: int = 0
+    _deadline_at: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._deadline_at = time.monotonic() + self.client.policy.deadline
+
+    def get(self, url: str, *, headers: dict[str, str] | None = None, conditional: bool = False) -> HttpResponse:
+        """GET *url*, following redirects.
+
+        :raises NotModified: *conditional* and the upstream answered 304.
+        :raises FetchError: the upstream could not be reached or read.
+        """
+        return self._request("GET", url, headers, conditional=conditional)
+
+    def post(
+        self, url: str, *, json: Any = None, data: Any = None, headers: dict[str, str] | None = None
+    ) -> HttpResponse:
+        """POST a JSON (*json*) or form/bytes (*data*) body to *url*."""
+        return self._request("POST", url, headers, body={"json": json, "data": data})
+
+    def get_json(self, url: str, *, headers: dict[str, str] | None = None, conditional: bool = False) -> Any:
+        """GET *url* and parse its JSON answer.
+
+        :raises RateLimitError: see :meth:`raise_for_rate_limit`.
+        :raises FetchError: a non-2xx answer, or one that is not JSON.
+        """
+        response = self.get(url, headers={"Accept": "application/json", **(headers or {})}, conditional=conditional)
+        self.raise_for_rate_limit(response)
+        if not response.ok:
+            raise FetchError(f'{response.url}: server responded with status {response.status} "{response.reason}"')
+        return response.json()
+
+    def raise_for_rate_limit(self, response: HttpResponse) -> None:
+        """Raise :exc:`RateLimitError` on a 429, or a 403 with ``X-RateLimit-Remaining: 0``."""
+        remaining = (response.headers.get("X-RateLimit-Remaining") or "").strip()
+        if response.status == 429 or (response.status == 403 and remaining == "0"):
+            reset = rate_limit_reset(response.headers, datetime.now(timezone.utc))
+            stamp = reset.isoformat(timespec="seconds")
+            raise RateLimitError(f'Rate limit was reached. Will be reset in "{stamp}".', reset)
+
+    def _request(
+        self, method: str, url: str, extra: dict[str, str] | None, *, conditional: bool = False,
+        body: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        if not isinstance(url, str) or not url.strip():
+            raise FetchError(f"no URL to fetch (got {url!r})")
+        headers: CaseInsensitiveDict[str] = CaseInsensitiveDict(extra or {})
+        if conditional:
+            headers.update(self._conditional_headers())
+        headers["User-Agent"] = self.client.policy.user_agent
+        origin = url
+        for _hop in range(self.client.policy.max_redirects + 1):
+            response = self._exchange(method, url, headers, body or {}, origin)
+            target = response.headers.get("Location") if response.status in _REDIRECTS else None
+            if not target:
+                break
+            new_url = urljoin(url, _location(target))
+            if response.status == 303 or (response.status in (301, 302) and method == "POST"):
+                method, body = "GET", None
+                headers.pop("Content-Type", None)
+            if _origin(new_url) != _origin(url):
+                for name in _CREDENTIAL_HEADERS:
+                    headers.pop(name, None)
+            url = new_url
+        else:
+            limit = self.client.policy.max_redirects
+            raise FetchError(f"{_where(url, origin)}: too many redirects (more than {limit})")
+        if conditional and response.status == 304:
+            raise NotModified(response.url)
+        if conditional and response.ok:
+            self.new_validators = Validators(response.headers.get("ETag"), response.headers.get("Last-Modified"))
+        return response
+
+    def _conditional_headers(self) -> dict[str, str]:
+        known = self.validators or Validators()
+        headers = {"If-None-Match": known.etag} if known.etag else {}
+        if known.last_modified:
+            headers["If-Modified-Since"] = known.last_modified
+        elif self.fallback_since is not None:
+            headers["If-Modified-Since"] = http_date(self.fallback_since)
+        else:
+            headers["If-Modified-Since"] = EPOCH_HTTP_DATE
+        return headers
+
+    def _exchange(
+        self, method: str, url: str, headers: Mapping[str, str], body: dict[str, Any], origin: str
+    ) -> HttpResponse:
+        """Send one request (no redirect followed) and read its whole answer."""
+        where = _where(url, origin)
+        try:
+            netguard.check_url(url)
+        except netguard.UnsupportedURL as exc:
+            raise FetchError(f"{where}: {exc}") from None
+        policy = self.client.policy
+        left = self._deadline_at - time.monotonic()
+        if left <= 0:
+            raise self._deadline_error(where)
+        timeout = min(policy.timeout, left)
+        session = self.client._sessions[self.insecure]
+        self.requests_made += 1
+        try:
+            with transport.deadline(self._deadline_at):
+                answer = session.request(
+                    method, url, headers=dict(headers), allow_redirects=False, stream=True,
+                    timeout=(timeout, timeout), **body,
+                )
+                try:
+                    content = self._read(answer, where)
+                finally:
+                    answer.close()
+        except netguard.AddressRefused as exc:
+            named = _spelled(exc.host, exc.address)
+            raise BlockedAddressError(
+                f"{where}: refused to connect to {exc.address}{named}: {exc.reason}; only public addresses "
+                f"can be checked ({ALLOW_PRIVATE_HINT})"
+            ) from None
+        except netguard.UnresolvableHost as exc:
+            raise FetchError(f"{where}: the host name {exc.host!r} cannot be resolved ({exc.reason})") from None
+        except requests.RequestException as exc:
+            raise self._transport_error(exc, where, timeout) from None
+        return HttpResponse(url, answer.status_code, CaseInsensitiveDict(answer.headers), content, answer.reason or "")
+
+    def _read(self, answer: requests.Response, where: str) -> bytes:
+        cap = self.client.policy.max_bytes
+        declared = (answer.headers.get("Content-Length") or "").strip()
+        if declared.isdigit() and int(declared) > cap:
+            raise FetchError(
+                f"{where}: the answer is {int(declared)} bytes long, more than the {cap} bytes allowed "
+                "(max_response_bytes)"
+            )
+        body = bytearray()
+        for chunk in answer.iter_content(_CHUNK):
+            body += chunk
+            if len(body) > cap:
+                raise FetchError(f"{where}: the answer is longer than the {cap} bytes allowed (max_response_bytes)")
+        return bytes(body)
+
+    def _deadline_error(self, where: str) -> FetchError:
+        return FetchError(
+            f"{where}: the check took longer than its deadline of {self.client.policy.deadline:g} s "
+            "(check_deadline); the upstream is too slow"
+        )
+
+    def _transport_error(self, exc: requests.RequestException, where: str, timeout: float) -> FetchError:
+        if time.monotonic() >= self._deadline_at - 0.05:
+            return self._deadline_error(where)
+        detail = describe(exc)
+        if isinstance(exc, requests.exceptions.SSLError):
+            hint = "" if self.insecure else "; if the upstream cannot fix its certificate, mark the project insecure"
+            return FetchError(f"{where}: the TLS connection failed ({detail}){hint}")
+        if isinstance(exc, requests.exceptions.ConnectTimeout):
+            return FetchError(f"{where}: could not connect within {timeout:g} s")
+        if isinstance(exc, requests.exceptions.ReadTimeout) or "timed out" in detail.lower():
+            return FetchError(f"{where}: the upstream did not answer within {timeout:g} s")
+        if isinstance(exc, (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError)):
+            return FetchError(f"{where}: the answer was broken off or malformed ({detail})")
+        if isinstance(exc, requests.exceptions.ConnectionError):
+            return FetchError(f"{where}: the connection failed ({detail})")
+        return FetchError(f"{where}: the request failed ({detail})")
+
+
+def _spelled(host: str, address: str) -> str:
+    """How *host* relates to the refused *address*, for the message (empty when they are the same)."""
+    if host.strip("[]") == address:
+        return ""
+    return f" ({host} spells it)" if netguard.parse_address(host) else f" (the address of {host})"
+
+
+def _location(value: str) -> str:
+    """A Location header as sent: http.client decodes headers as Latin-1, servers mostly send UTF-8."""
+    try:
+        return value.strip().encode("latin-1").decode("utf-8")
+    except UnicodeError:
+        return value.strip()
+
+
+def _where(url: str, origin: str) -> str:
+    return url if url == origin else f"{url} (redirected from {origin})"
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    """(scheme, host, port) of *url*: a redirect to another origin drops the credentials."""
+    try:
+        parts = netguard.check_url(url)
+    except netguard.UnsupportedURL:
+        return ("", url, None)
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), parts.port or (443 if scheme == "https" else 80)

@@ -1,0 +1,1 @@
+"""Tests of upstream fetching: the HTTP layer, the address guard and user regexes."""

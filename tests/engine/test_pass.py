@@ -1,0 +1,103 @@
+"""A check pass over the due projects: runs, counts, rate-limit pauses, deletion of hopeless projects."""
+
+from datetime import timedelta
+
+from anitrack_core.db import distros, packages
+from anitrack_core.db.models import Project, ProjectVersion, Run, utcnow
+from anitrack_core.testing_upstream import Answer
+
+PAGE = '<a href="foo-1.0.tar.gz">x</a>\n<a href="foo-1.1.tar.gz">y</a>\n'
+
+
+def test_a_pass_checks_due_projects_only_and_records_a_run(checker, add_project, fake_upstream):
+    fake_upstream.route("/ok/", PAGE)
+    due = [add_project(name="foo", homepage=f"https://e.org/{i}", version_url=fake_upstream.url("/ok/"))
+           for i in range(5)]
+    later = add_project(name="foo", homepage="https://e.org/later", version_url=fake_upstream.url("/ok/"))
+    Project.update(next_check=utcnow() + timedelta(hours=2)).where(Project.id == later.id).execute()
+    archived = add_project(name="foo", homepage="https://e.org/arch", version_url=fake_upstream.url("/ok/"))
+    Project.update(archived=True).where(Project.id == archived.id).execute()
+    broken = add_project(name="foo", homepage="https://e.org/broken", version_url=fake_upstream.url("/missing/"))
+
+    summary = checker.run_pass()
+    assert (summary.checked, summary.ok, summary.errors, summary.ratelimited) == (6, 5, 1, 0)
+    run = Run.get()
+    assert (run.total_count, run.success_count, run.error_count, run.ratelimit_count) == (6, 5, 1, 0)
+    for project in due:
+        assert ProjectVersion.select().where(ProjectVersion.project == project.id).count() == 2
+    assert Project.get_by_id(later.id).last_check is None
+    assert Project.get_by_id(archived.id).last_check is None, "archived projects are never checked"
+    assert Project.get_by_id(broken.id).error_counter == 1
+    assert checker.run_pass().checked == 0, "nothing is due any more"
+    assert Run.select().count() == 1, "an empty pass records no run"
+
+
+def test_check_all_includes_projects_not_due(checker, add_project, fake_upstream):
+    fake_upstream.route("/ok/", PAGE)
+    project = add_project(name="foo", version_url=fake_upstream.url("/ok/"))
+    Project.update(next_check=utcnow() + timedelta(hours=2)).where(Project.id == project.id).execute()
+    assert checker.run_pass().checked == 0
+    assert checker.run_pass(everything=True).checked == 1
+    assert checker.run_pass(ids=[project.id]).checked == 1
+
+
+def test_a_rate_limited_backend_is_paused_for_the_rest_of_the_pass(checker, add_project, fake_upstream, runtime):
+    from anitrack_core import hookimpl
+    from anitrack_core.backend import Backend
+
+    class Limited(Backend):
+        name = "Limited"
+
+        def get_versions(self, project, http):
+            response = http.get(project.version_url)
+            http.raise_for_rate_limit(response)
+            return ["1.0"]
+
+    class Plugin:
+        @hookimpl
+        def anitrack_register_backends(self, registry):
+            registry.add(Limited)
+
+    runtime.plugins.register(Plugin(), "limited")
+    fake_upstream.route("/api", Answer(429, "{}", {"Retry-After": "3600"}))
+    for index in range(20):
+        add_project(name=f"p{index}", backend="Limited", version_url=fake_upstream.url("/api"))
+    summary = checker.run_pass()
+    assert summary.ratelimited == 20 and summary.errors == 0
+    assert len(fake_upstream.requests_to("/api")) < 20, "the paused backend's other projects were not fetched"
+    assert all(p.next_check > utcnow() + timedelta(minutes=50) for p in Project.select())
+    assert all(p.error_counter == 0 for p in Project.select())
+
+
+def test_hopeless_projects_without_versions_or_packages_are_deleted(checker, add_project, fake_upstream, runtime,
+                                                                     monkeypatch):
+    fake_upstream.route("/ok/", PAGE)
+    lonely = add_project(name="lonely", version_url=fake_upstream.url("/gone/"))
+    mapped = add_project(name="mapped", version_url=fake_upstream.url("/gone/"))
+    packages.map_package(mapped, distros.add_distro("Fedora")[0], "mapped")
+    with_versions = add_project(name="old", version_url=fake_upstream.url("/gone/"))
+    ProjectVersion.create(project=with_versions, version="1.0")
+    Project.update(error_counter=99).execute()
+    summary = checker.run_pass()
+    assert summary.errors == 3 and summary.deleted == 1
+    assert Project.get_or_none(Project.id == lonely.id) is None
+    assert Project.get_by_id(mapped.id).error_counter == 100
+    assert Project.get_by_id(with_versions.id).error_counter == 100
+
+
+def test_the_scheduler_runs_passes_in_the_background(checker, add_project, fake_upstream):
+    import time
+
+    from anitrack_core.check.scheduler import Scheduler
+
+    fake_upstream.route("/ok/", PAGE)
+    project = add_project(name="foo", version_url=fake_upstream.url("/ok/"))
+    scheduler = Scheduler(checker, interval=0.2)
+    scheduler.start()
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not ProjectVersion.select().count():
+            time.sleep(0.1)
+    finally:
+        scheduler.stop(timeout=10)
+    assert Project.get_by_id(project.id).latest_version == "1.1"
