@@ -38,6 +38,10 @@ class Backend:
     check_interval: ClassVar[timedelta] = timedelta(seconds=3600)
     #: whether ``version_url`` is mandatory for projects of this backend
     required_version_url: ClassVar[bool] = False
+    #: True when the backend talks to one upstream service whose rate limit is shared by all its
+    #: projects (a limit then pauses the whole backend); False for backends that fetch any URL
+    #: (a limit then only reschedules the project that hit it)
+    shared_rate_limit: ClassVar[bool] = True
 
     def get_versions(self, project: Any, http: Any) -> list[RawVersion | str]:
         """Return every version the upstream publishes for *project*.

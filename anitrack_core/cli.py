@@ -21,11 +21,18 @@ Handler = Callable[[argparse.Namespace], int]
 def _cmd_db_upgrade(args: argparse.Namespace) -> int:
     from .db.migrate import upgrade
 
+    from .db.listings import refresh_missing
+    from .listing import SchemeCache
+
     runtime = load_runtime(require_schema=False)
     applied = upgrade(runtime.db)
     for name in applied:
         print(f"applied {name}")
-    print("database schema is up to date" + ("" if applied else " (nothing to do)"))
+    with runtime.db.connection_context():
+        listed = refresh_missing(SchemeCache(runtime.plugins))
+    if listed:
+        print(f"computed the version listing of {listed} project(s)")
+    print("database schema is up to date" + ("" if applied or listed else " (nothing to do)"))
     return 0
 
 

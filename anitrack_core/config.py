@@ -160,6 +160,10 @@ def _positive(value: float | int | None) -> str | None:
     return "must be greater than 0" if value is not None and value <= 0 else None
 
 
+def _not_negative(value: int | None) -> str | None:
+    return "must not be negative" if value is not None and value < 0 else None
+
+
 def _check_not_empty(value: str) -> str | None:
     return "must not be empty" if not value or not value.strip() else None
 
@@ -192,6 +196,8 @@ def core_settings() -> SettingsSpec:
              help="consecutive failed checks after which a project without versions is deleted")
     spec.add("check_concurrency", type=int, default=32, check=_positive,
              help="checks in flight at once in one process")
+    spec.add("check_processes", type=int, default=0, check=_not_negative,
+             help="worker processes that fetch during a large pass (0: one per core; 1: none)")
     spec.add("check_per_host", type=int, default=4, check=_positive,
              help="checks in flight at once against one upstream host")
     spec.add("scheduler_interval", type=float, default=60.0, check=_positive,

@@ -9,10 +9,12 @@ failing the whole request; the problem is logged.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from threading import Lock
 from typing import TYPE_CHECKING, Any
 
@@ -36,14 +38,53 @@ class VersionListing:
     stable_versions: list[str]
     #: the raw string of the newest version, or None
     newest_raw: str | None
+    #: when the newest version was found (naive UTC), if known
+    newest_on: datetime | None = None
+
+    def to_json(self, scheme: VersionScheme) -> str:
+        """The stored form (``project.version_listing``), tagged with the rules it was made with."""
+        return json.dumps({"rules": _rules_tag(scheme), "versions": self.versions,
+                           "stable_versions": self.stable_versions, "newest_raw": self.newest_raw,
+                           "newest_on": self.newest_on.isoformat() if self.newest_on else None})
+
+    @classmethod
+    def from_json(cls, text: str | None, scheme: VersionScheme) -> VersionListing | None:
+        """The stored listing, or None when absent or made with other rules than *scheme*'s."""
+        if not text:
+            return None
+        try:
+            data = json.loads(text)
+            if data["rules"] != _rules_tag(scheme):
+                return None
+            newest_on = datetime.fromisoformat(data["newest_on"]) if data["newest_on"] else None
+            return cls(data["versions"], data["stable_versions"], data["newest_raw"], newest_on)
+        except (ValueError, KeyError, TypeError):
+            return None
 
 
-def list_versions(scheme: VersionScheme, raws: Iterable[str]) -> VersionListing:
-    ordered = scheme.newest_first(scheme.keep(raws))
+def _rules_tag(scheme: VersionScheme) -> list[Any]:
+    rules = scheme.rules
+    return [scheme.name, rules.prefix, rules.pre_release_filter, rules.version_filter, rules.pattern]
+
+
+def list_versions(scheme: VersionScheme, raws: Iterable[str] | Iterable[tuple[str, datetime | None]]) -> VersionListing:
+    """The listing of *raws* (strings, or (string, found on) pairs) under *scheme*."""
+    found_on: dict[str, datetime | None] = {}
+    strings = []
+    for item in raws:
+        if isinstance(item, tuple):
+            found_on[item[0]] = item[1]
+            strings.append(item[0])
+        else:
+            strings.append(item)
+    ordered = scheme.newest_first(scheme.keep(strings))
+    displayed = [(raw, scheme.display(raw)) for raw in ordered]
+    newest = ordered[0] if ordered else None
     return VersionListing(
-        versions=[scheme.display(raw) for raw in ordered],
-        stable_versions=[scheme.display(raw) for raw in ordered if not scheme.is_prerelease(raw)],
-        newest_raw=ordered[0] if ordered else None,
+        versions=[shown for _, shown in displayed],
+        stable_versions=[shown for raw, shown in displayed if not scheme.is_prerelease(raw)],
+        newest_raw=newest,
+        newest_on=found_on.get(newest) if newest is not None else None,
     )
 
 

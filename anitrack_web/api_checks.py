@@ -18,7 +18,7 @@ from anitrack_core.check.spec import ProjectSpec
 from anitrack_core.check.temporary import check_temporary
 from anitrack_core.db import projects
 from anitrack_core.db.models import Project
-from anitrack_core.errors import AnitrackError, FieldError
+from anitrack_core.errors import AlreadyExistsError, AnitrackError, FieldError
 
 from .auth import require_user
 from .context import WebContext
@@ -50,6 +50,8 @@ def _edited_spec(ctx: WebContext, project: Project, changes: dict[str, Any], *, 
         pass
     except FieldError as exc:
         raise Invalid({exc.field: str(exc)}) from None
+    except AlreadyExistsError as exc:
+        raise api_error(409, f"cannot apply the edit: {exc}") from None
     return spec
 
 

@@ -28,45 +28,22 @@ Each request costs a fixed number of queries, whatever the size of the answer.
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Callable
 from typing import Any
 
 import peewee
-from bottle import Bottle, HTTPResponse, response
-from peewee import SQL, NodeList, Value
+from bottle import Bottle, response
 
 from anitrack_core.db.models import Distro, Package, Project
 
 from . import queries
 from .context import WebContext
-from .errors import api_error, error_body
+from .errors import api_error
 from .params import MAX_ID, Field, Invalid, read_query
 
 EXCLUSIVE_MESSAGE = "pattern and homepage are mutually exclusive.  Specify only one."
 _ID_RE = re.compile(r"[0-9]{1,19}")
 _LINE_BREAKS = re.compile(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+")
-
-
-def _input_errors(callback: Callable[..., Any]) -> Callable[..., Any]:
-    """Answer field problems with one 400 naming the fields (``"message": {field: problem}``).
-
-    The app-wide handler does the same through ``params.invalid_response``, which
-    currently fails (it passes ``message`` twice to ``api_error``: a TypeError, so a
-    500); this keeps API v1 answering 400 meanwhile, with the same body.
-    """
-
-    @functools.wraps(callback)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return callback(*args, **kwargs)
-        except Invalid as exc:
-            body = error_body(400, "; ".join(f"{field}: {problem}" for field, problem in exc.problems.items()))
-            body["message"] = exc.problems
-            raise HTTPResponse(body, status=400) from None
-
-    return wrapper
 
 
 def _both(path: str) -> list[str]:
@@ -84,16 +61,6 @@ def _like(pattern: str) -> str:
     return queries.like_pattern(re.sub(r"\*{2,}", "*", pattern))
 
 
-def _matches(field: peewee.Field, like: str) -> NodeList:
-    """``field LIKE like ESCAPE '\\'`` written out, so that SQLite runs LIKE too.
-
-    (``queries.matches`` uses peewee's "LIKE" operator, which peewee turns into
-    GLOB on SQLite, where GLOB with ESCAPE fails.)  *field* holds case-folded text
-    and *like* is case-folded, so a case-sensitive comparison is case-insensitive.
-    """
-    return NodeList((field, SQL("LIKE"), Value(like), SQL("ESCAPE"), Value("\\")))
-
-
 def _in_distro(distro: str) -> Any:
     """``Package.distro`` restricted to the distribution named *distro* (ignoring case)."""
     return Package.distro.in_(Distro.select(Distro.id).where(Distro.name_key == distro.casefold()))
@@ -104,8 +71,8 @@ def search_projects(pattern: str | None = None, distro: str | None = None) -> pe
     query = Project.select(*queries.PROJECT_COLUMNS)
     if pattern:
         like = _like(pattern)
-        by_name = _matches(Project.name_key, like)
-        by_package = Package.select(Package.project).where(_matches(Package.package_key, like))
+        by_name = queries.matches(Project.name_key, like)
+        by_package = Package.select(Package.project).where(queries.matches(Package.package_key, like))
         if distro:
             by_name &= Project.id.in_(Package.select(Package.project).where(_in_distro(distro)))
             by_package = by_package.where(_in_distro(distro))
@@ -153,7 +120,6 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
     """Add the v1 routes to *app*."""
 
     @app.get(_both("/api/projects"))
-    @_input_errors
     def projects() -> dict[str, Any]:
         args = read_query([Field("pattern"), Field("homepage"), Field("distro")])
         pattern, homepage = _optional(args, "pattern"), args.get("homepage")
@@ -168,7 +134,6 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
         return {"projects": ctx.views.v1_items(rows), "total": len(rows)}
 
     @app.get(_both("/api/projects/names"))
-    @_input_errors
     def project_names() -> dict[str, Any]:
         try:
             pattern = _optional(read_query([Field("pattern")]), "pattern")
@@ -179,24 +144,21 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
         return {"projects": names, "total": len(names)}
 
     @app.get(_both("/api/distro/names"))
-    @_input_errors
     def distro_names() -> dict[str, Any]:
         pattern = _optional(read_query([Field("pattern")]), "pattern")
         query = Distro.select(Distro.name)
         if pattern:
-            query = query.where(_matches(Distro.name_key, _like(pattern)))
+            query = query.where(queries.matches(Distro.name_key, _like(pattern)))
         names = [name for (name,) in query.order_by(queries.ordered(Distro.name_key), Distro.id).tuples()]
         return {"distro": names, "total": len(names)}
 
     @app.get(_both("/api/packages/wiki"))
-    @_input_errors
     def packages_wiki() -> str:
         text = wiki_text()
         response.content_type = "text/plain; charset=utf-8"
         return text
 
     @app.get(_both("/api/project/<project_id>"))
-    @_input_errors
     def project(project_id: str) -> dict[str, Any]:
         row = None
         if _ID_RE.fullmatch(project_id) and int(project_id) <= MAX_ID:
@@ -206,7 +168,6 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
         return ctx.views.v1_detail(row)
 
     @app.get("/api/project/<distro>/<package_name:path>")
-    @_input_errors
     def project_of_package(distro: str, package_name: str) -> dict[str, Any]:
         if package_name.endswith("/"):
             package_name = package_name[:-1]
@@ -218,7 +179,6 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
         return ctx.views.v1_detail(row)
 
     @app.get(_both("/api/by_ecosystem/<ecosystem>/<project_name>"))
-    @_input_errors
     def project_in_ecosystem(ecosystem: str, project_name: str) -> dict[str, Any]:
         ecosystem = _path_arg("ecosystem", ecosystem)
         project_name = _path_arg("project_name", project_name)

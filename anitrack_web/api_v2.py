@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from bottle import Bottle, HTTPResponse, request
+from bottle import Bottle, HTTPResponse
 
 from anitrack_core.db import distros, packages, projects
 from anitrack_core.db.models import Distro, Package, Project
 from anitrack_core.errors import AlreadyExistsError, FieldError
-from anitrack_core.listing import list_versions
 
 from . import queries
 from .auth import require_user
@@ -85,6 +84,7 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
         query = (Package.select(Package.package_name, Distro.name.alias("distribution"),
                                 Project.id.alias("project_id"), Project.name.alias("project"),
                                 Project.ecosystem_name.alias("ecosystem"), Project.latest_version,
+                                Project.version_listing,
                                 *[getattr(Project, f) for f in ("version_scheme", "backend", "version_prefix",
                                                                 "pre_release_filter", "version_filter",
                                                                 "version_pattern")])
@@ -118,6 +118,8 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
             raise api_error(400, f'Distribution "{fields["distribution"]}" not found')
         try:
             package = packages.map_package(project, distro, fields["package_name"])
+        except FieldError as exc:
+            raise Invalid({exc.field: str(exc)}) from None
         except AlreadyExistsError as exc:
             raise api_error(409, str(exc)) from None
         return HTTPResponse({"distribution": distro.name, "name": package.package_name}, status=201)
@@ -129,8 +131,6 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
         row = queries.project_by_id(args["project_id"])
         if row is None:
             raise api_error(404, "No such project")
-        found = queries.raw_versions([row["id"]]).get(row["id"], [])
-        listing = list_versions(ctx.schemes.for_project(row), [raw for raw, _ in found])
-        created = dict(found).get(listing.newest_raw) if listing.newest_raw else None
-        return {"latest_version": row["latest_version"], "latest_version_created_on": iso_utc(created),
+        listing = ctx.views.listings([row])[row["id"]]
+        return {"latest_version": row["latest_version"], "latest_version_created_on": iso_utc(listing.newest_on),
                 "versions": listing.versions, "stable_versions": listing.stable_versions}

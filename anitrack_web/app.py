@@ -7,14 +7,14 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from bottle import Bottle, JSONPlugin, response
+from bottle import BaseRequest, Bottle, JSONPlugin, response
 
 from anitrack_core.runtime import Runtime
 
 from . import api_checks, api_v1, api_v2, docs
 from .context import WebContext
 from .errors import install_json_errors
-from .params import Invalid, invalid_response
+from .params import MAX_BODY_BYTES, Invalid, invalid_response
 from .store_hooks import install_store_hooks
 
 #: the version of the HTTP API (what GET /api/version reports), not of the package
@@ -41,6 +41,8 @@ def _input_errors(callback: Callable[..., Any]) -> Callable[..., Any]:
 
 def create_app(runtime: Runtime) -> Bottle:
     """The WSGI application for *runtime* (settings, plugins and an opened database)."""
+    # bottle's limit of buffered request bodies is process-wide; form bodies get the same limit as JSON
+    BaseRequest.MEMFILE_MAX = MAX_BODY_BYTES
     app = Bottle(catchall=True)
     app.config["json.enable"] = False  # replaced by the JSONPlugin below (sorted keys)
     app.install(JSONPlugin(json_dumps=_dumps))

@@ -54,6 +54,10 @@ def _check_string(value: str, field: str) -> str:
         raise Invalid({field: f"Longer than {MAX_STRING} characters."})
     if "\x00" in value:
         raise Invalid({field: "Contains a NUL character."})
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate from a JSON \ud800 escape
+        raise Invalid({field: "Not valid UTF-8 (lone surrogate)."}) from None
     return value
 
 
@@ -147,6 +151,8 @@ def _raw_body() -> dict[str, Any]:
             raise Invalid({"_schema": "Body is not valid UTF-8."}) from None
         except ValueError as exc:
             raise Invalid({"_schema": f"Invalid JSON: {exc}"}) from None
+        except RecursionError:
+            raise Invalid({"_schema": "Invalid JSON: nested too deeply."}) from None
         if not isinstance(parsed, dict):
             raise Invalid({"_schema": "Invalid input type: expected a JSON object."})
         return parsed

@@ -12,15 +12,15 @@ from collections.abc import Iterable
 from typing import Any
 
 import peewee
-from peewee import SQL, Expression, NodeList, Value
+from peewee import SQL, NodeList, Value
 
-from anitrack_core.db.models import Distro, Package, Project, ProjectVersion, database_proxy
+from anitrack_core.db.models import Distro, Package, Project, database_proxy
 
 PROJECT_COLUMNS = (
     Project.id, Project.name, Project.homepage, Project.backend, Project.ecosystem_name, Project.regex,
     Project.version_url, Project.latest_version, Project.created_on, Project.updated_on,
     Project.version_scheme, Project.version_prefix, Project.pre_release_filter, Project.version_filter,
-    Project.version_pattern, Project.archived,
+    Project.version_pattern, Project.archived, Project.version_listing,
 )
 
 
@@ -39,9 +39,13 @@ def like_pattern(pattern: str, *, prefix_when_plain: bool = True) -> str:
     return escaped.replace("*", "%")
 
 
-def matches(field: peewee.Field, like: str) -> Expression:
-    """``field LIKE like ESCAPE '\\'``, portable (the field holds case-folded text)."""
-    return Expression(field, "LIKE", NodeList((Value(like), SQL("ESCAPE"), Value("\\"))))
+def matches(field: peewee.Field, like: str) -> NodeList:
+    """``field LIKE like ESCAPE '\\'``, written out: peewee turns its LIKE operator into GLOB on SQLite.
+
+    *field* holds case-folded text and *like* is case-folded, so the match ignores case on both
+    databases.
+    """
+    return NodeList((field, SQL("LIKE"), Value(like), SQL("ESCAPE"), Value("\\")))
 
 
 def page_of(query: peewee.SelectQuery, page: int, per_page: int) -> tuple[int, list[dict[str, Any]]]:
@@ -63,18 +67,6 @@ def projects_query(*, name: str | None = None, ecosystem: str | None = None) -> 
 
 def project_by_id(project_id: int) -> dict[str, Any] | None:
     return Project.select(*PROJECT_COLUMNS).where(Project.id == project_id).dicts().first()
-
-
-def raw_versions(project_ids: Iterable[int]) -> dict[int, list[tuple[str, Any]]]:
-    """``{project id: [(raw version, created_on), ...]}`` for every id, in one query."""
-    ids = list(set(project_ids))
-    found: dict[int, list[tuple[str, Any]]] = defaultdict(list)
-    if ids:
-        rows = (ProjectVersion.select(ProjectVersion.project, ProjectVersion.version, ProjectVersion.created_on)
-                .where(ProjectVersion.project.in_(ids)).tuples())
-        for project_id, version, created_on in rows:
-            found[project_id].append((version, created_on))
-    return found
 
 
 def packages_of(project_ids: Iterable[int]) -> dict[int, list[dict[str, str]]]:

@@ -6,6 +6,7 @@ import calendar
 from datetime import datetime, timezone
 from typing import Any
 
+from anitrack_core.db.listings import versions_with_dates
 from anitrack_core.listing import SchemeCache, VersionListing, list_versions
 
 from . import queries
@@ -27,9 +28,20 @@ class ProjectViews:
         self.schemes = schemes
 
     def listings(self, rows: list[dict[str, Any]]) -> dict[int, VersionListing]:
-        versions = queries.raw_versions(row["id"] for row in rows)
-        return {row["id"]: list_versions(self.schemes.for_project(row), [v for v, _ in versions.get(row["id"], ())])
-                for row in rows}
+        """The version listing of each row: the stored one when current, else computed (one query)."""
+        found: dict[int, VersionListing] = {}
+        stale = []
+        for row in rows:
+            listing = VersionListing.from_json(row.get("version_listing"), self.schemes.for_project(row))
+            if listing is None:
+                stale.append(row)
+            else:
+                found[row["id"]] = listing
+        if stale:
+            versions = versions_with_dates(row["id"] for row in stale)
+            for row in stale:
+                found[row["id"]] = list_versions(self.schemes.for_project(row), versions.get(row["id"], []))
+        return found
 
     @staticmethod
     def base(row: dict[str, Any], listing: VersionListing) -> dict[str, Any]:

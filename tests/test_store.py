@@ -8,7 +8,7 @@ from anitrack_core.backend import Backend
 from anitrack_core.db import accounts, distros, projects
 from anitrack_core.db.migrate import pending, upgrade
 from anitrack_core.db.models import ApiToken, Distro, Package, Project, ProjectFlag, ProjectVersion, User
-from anitrack_core.errors import AlreadyExistsError, AnitrackError, UnknownNameError, UnknownSchemeError
+from anitrack_core.errors import AlreadyExistsError, AnitrackError
 
 
 class PyPIBackend(Backend):

@@ -57,45 +57,57 @@ def apply_outcome(outcome: FetchOutcome, scheme: VersionScheme, *, now: datetime
                   dry_run: bool = False) -> AppliedCheck:
     """Write *outcome* for its project in one transaction (a savepoint inside an outer one)."""
     db = Project._meta.database
+    project_id = outcome.spec.id
     with db.atomic() as transaction:
-        project = Project.get_by_id(outcome.spec.id)
-        stored = [raw for (raw,) in ProjectVersion.select(ProjectVersion.version)
-                  .where(ProjectVersion.project == project.id).tuples()]
+        old_version, error_counter, stored_listing = (
+            Project.select(Project.latest_version, Project.error_counter, Project.version_listing)
+            .where(Project.id == project_id).tuples().get())
         changes: dict = {Project.last_check: now}
-        fresh = []
+        fresh: list = []
+        listing = VersionListing.from_json(stored_listing, scheme)
         if outcome.rate_limit_reset is not None:
             changes.update({Project.logs: outcome.error, Project.check_successful: False,
                             Project.next_check: _naive_utc(outcome.rate_limit_reset)})
         elif outcome.error is not None:
+            error_counter += 1
             changes.update({Project.logs: outcome.error, Project.check_successful: False,
                             Project.error_counter: Project.error_counter + 1, Project.next_check: now + interval})
         else:
-            fresh = new_versions(outcome, stored, scheme)
-            if fresh:
-                ProjectVersion.insert_many(
-                    [{"project": project.id, "version": rv.version, "commit_url": rv.commit_url, "created_on": now}
-                     for rv in fresh]).execute()
-            changes.update({Project.logs: LOG_NEW if fresh else LOG_NOTHING_NEW, Project.check_successful: True,
-                            Project.error_counter: 0, Project.next_check: now + interval})
+            error_counter = 0
+            changes.update({Project.check_successful: True, Project.error_counter: 0,
+                            Project.next_check: now + interval})
             if outcome.validators is not None:
                 changes.update({Project.http_etag: outcome.validators.etag,
                                 Project.http_last_modified: outcome.validators.last_modified})
-        listing = list_versions(scheme, stored + [rv.version for rv in fresh])
-        if outcome.error is None:
+            if outcome.versions or listing is None:
+                stored_rows = list(ProjectVersion.select(ProjectVersion.version, ProjectVersion.created_on)
+                                   .where(ProjectVersion.project == project_id).tuples())
+                fresh = new_versions(outcome, [raw for raw, _ in stored_rows], scheme)
+                if fresh:
+                    ProjectVersion.insert_many(
+                        [{"project": project_id, "version": rv.version, "commit_url": rv.commit_url,
+                          "created_on": now} for rv in fresh]).execute()
+                listing = list_versions(scheme, stored_rows + [(rv.version, now) for rv in fresh])
+                changes[Project.version_listing] = listing.to_json(scheme)
+            changes[Project.logs] = LOG_NEW if fresh else LOG_NOTHING_NEW
             changes[Project.latest_version] = listing.versions[0] if listing.versions else None
             cursor = next((rv.cursor for rv in fresh if rv.version == listing.newest_raw and rv.cursor), None)
             if cursor:
                 changes[Project.latest_version_cursor] = cursor
-        Project.update(changes).where(Project.id == project.id).execute()
-        after = Project.get_by_id(project.id)
+        if listing is None:  # a failed check of a project whose listing is not stored: compute it to answer
+            listing = list_versions(scheme, ProjectVersion.select(ProjectVersion.version, ProjectVersion.created_on)
+                                    .where(ProjectVersion.project == project_id).tuples())
+        Project.update(changes).where(Project.id == project_id).execute()
         if dry_run:
             transaction.rollback()
     found = list_versions(scheme, [rv.version for rv in outcome.versions]).versions
     fresh_display = [scheme.display(raw) for raw in scheme.newest_first(rv.version for rv in fresh)]
     result = CheckResult(new_versions=fresh_display, found_versions=found, error=outcome.error,
                          rate_limited_until=outcome.rate_limit_reset, dry_run=dry_run)
-    snapshot = CheckedProject(id=after.id, name=after.name, homepage=after.homepage, backend=after.backend,
-                              ecosystem_name=after.ecosystem_name, latest_version=after.latest_version,
-                              error_counter=after.error_counter, check_successful=after.check_successful)
-    return AppliedCheck(project.id, result, listing, project.latest_version, snapshot,
-                        [rv.version for rv in fresh])
+    spec = outcome.spec
+    latest = changes.get(Project.latest_version, old_version)
+    successful = changes.get(Project.check_successful)
+    snapshot = CheckedProject(id=project_id, name=spec.name, homepage=spec.homepage, backend=spec.backend,
+                              ecosystem_name=spec.ecosystem_name or spec.homepage, latest_version=latest,
+                              error_counter=error_counter, check_successful=successful)
+    return AppliedCheck(project_id, result, listing, old_version, snapshot, [rv.version for rv in fresh])

@@ -17,7 +17,9 @@ which is what a backend receives as ``http``.  Every request it makes
   (:mod:`~anitrack_core.check.netguard`, :mod:`~anitrack_core.check.transport`).
 
 Nothing here reads environment variables or global settings: the
-:class:`FetchPolicy` carries them (:meth:`FetchPolicy.from_settings`).
+:class:`FetchPolicy` carries them (:meth:`FetchPolicy.from_settings`).  The
+value types and exceptions live in :mod:`~anitrack_core.check.httptypes` and
+are re-exported here; import them from this module.
 """
 
 from __future__ import annotations

@@ -220,8 +220,12 @@ class AddressGuard:
         if literal is not None:
             addresses: list[IPAddress] = [literal]
         else:
+            try:
+                answer = list(self.resolver(host, port))
+            except (OSError, UnicodeError) as exc:  # a custom resolver's own failure
+                raise UnresolvableHost(host, getattr(exc, "strerror", None) or str(exc)) from None
             addresses = []
-            for text in self.resolver(host, port):
+            for text in answer:
                 parsed = parse_address(str(text))
                 if parsed is None:
                     raise UnresolvableHost(host, f"the resolver returned {text!r}, which is not an address")

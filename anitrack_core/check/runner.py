@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -25,18 +25,21 @@ import peewee
 
 from ..backend import Backend
 from ..db.models import Package, Project, ProjectVersion, Run, utcnow
-from ..errors import AnitrackError, NotFoundError
+from ..errors import AnitrackError, NotFoundError, RateLimitError
 from ..listing import SchemeCache
 from .apply import AppliedCheck, apply_outcome
 from .fetch import FetchOutcome, fetch_versions
 from .http import FetchPolicy, HttpClient
 from .spec import ProjectSpec
+from .workers import fetch_in_processes, worker_count
 
 if TYPE_CHECKING:
     from ..runtime import Runtime
 
 log = logging.getLogger(__name__)
 BATCH_SIZE = 200
+#: a pass smaller than this is fetched with threads of this process only
+MIN_FOR_PROCESSES = 500
 
 
 @dataclass
@@ -71,26 +74,43 @@ class HostLimiter:
 
 
 class LimitedHttp:
-    """A per-check HTTP client whose requests wait for a slot of their host."""
+    """A per-check HTTP client whose requests wait for a slot of their host.
 
-    def __init__(self, http: Any, limiter: HostLimiter) -> None:
+    A request whose backend got paused by a rate limit while it waited is not
+    sent: it fails with the same rate limit.
+    """
+
+    def __init__(self, http: Any, limiter: HostLimiter, paused_until: Callable[[], datetime | None]) -> None:
         self._http = http
         self._limiter = limiter
+        self._paused_until = paused_until
+
+    @contextmanager
+    def _slot(self, url: str) -> Iterator[None]:
+        with self._limiter.slot(url):
+            reset = self._paused_until()
+            if reset is not None:
+                raise RateLimitError(_paused_message(reset), reset)
+            yield
 
     def get(self, url: str, **kwargs: Any) -> Any:
-        with self._limiter.slot(url):
+        with self._slot(url):
             return self._http.get(url, **kwargs)
 
     def post(self, url: str, **kwargs: Any) -> Any:
-        with self._limiter.slot(url):
+        with self._slot(url):
             return self._http.post(url, **kwargs)
 
     def get_json(self, url: str, **kwargs: Any) -> Any:
-        with self._limiter.slot(url):
+        with self._slot(url):
             return self._http.get_json(url, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._http, name)
+
+
+def _paused_message(reset: datetime) -> str:
+    return f'Rate limit was reached. Will be reset in "{reset.isoformat()}".'
 
 
 def _aware(moment: datetime) -> datetime:
@@ -137,8 +157,7 @@ class Checker:
         scheme = self.schemes.for_project(spec)
         reset = self.paused_until(spec.backend)
         if reset is not None:
-            return FetchOutcome(spec, error=f'Rate limit was reached. Will be reset in "{reset.isoformat()}".',
-                                rate_limit_reset=reset)
+            return FetchOutcome(spec, error=_paused_message(reset), rate_limit_reset=reset)
         try:
             backend = self.backend(spec.backend)
         except AnitrackError as exc:
@@ -150,8 +169,10 @@ class Checker:
             validators = Validators(spec.http_etag, spec.http_last_modified)
         http = self.http.for_check(insecure=spec.insecure, validators=validators,
                                    fallback_since=spec.newest_version_on)
-        outcome = fetch_versions(spec, backend, LimitedHttp(http, self.limiter), scheme)
-        if outcome.rate_limit_reset is not None:
+        shared = getattr(backend, "shared_rate_limit", True)
+        paused = (lambda: self.paused_until(spec.backend)) if shared else (lambda: None)
+        outcome = fetch_versions(spec, backend, LimitedHttp(http, self.limiter, paused), scheme)
+        if outcome.rate_limit_reset is not None and shared:
             with self._lock:
                 key = spec.backend.casefold()
                 current = self._paused.get(key)
@@ -216,16 +237,38 @@ class Checker:
         todo = self.due_ids(now=run_start, everything=everything, ids=ids)
         if not todo:
             return summary
+        processes = worker_count(self.settings.check_processes)
+        if processes > 1 and len(todo) >= MIN_FOR_PROCESSES:
+            threads = max(1, self.settings.check_concurrency // processes)
+            for outcomes in fetch_in_processes(self._iter_specs(todo), processes=processes, threads=threads):
+                self._write_batch(outcomes, summary)
+        else:
+            self._fetch_in_threads(todo, summary)
+        summary.seconds = time.monotonic() - started
+        Run.create(created_on=run_start, total_count=summary.checked, success_count=summary.ok,
+                   error_count=summary.errors, ratelimit_count=summary.ratelimited)
+        return summary
+
+    def _iter_specs(self, ids: list[int]) -> Iterator[ProjectSpec]:
+        for position in range(0, len(ids), BATCH_SIZE):
+            yield from self._specs(ids[position:position + BATCH_SIZE])
+
+    def _fetch_in_threads(self, todo: list[int], summary: RunSummary) -> None:
         in_flight = max(1, self.settings.check_concurrency)
         with ThreadPoolExecutor(max_workers=in_flight, thread_name_prefix="anitrack-check") as pool:
             pending: set[Future[FetchOutcome]] = set()
             done_batch: list[FetchOutcome] = []
-            position = 0
-            while position < len(todo) or pending:
-                while position < len(todo) and len(pending) < in_flight * 4:
-                    chunk = todo[position:position + BATCH_SIZE]
-                    position += len(chunk)
-                    pending.update(pool.submit(self.fetch, spec) for spec in self._specs(chunk))
+            specs = self._iter_specs(todo)
+            exhausted = False
+            while pending or not exhausted:
+                while not exhausted and len(pending) < in_flight * 4:
+                    spec = next(specs, None)
+                    if spec is None:
+                        exhausted = True
+                    else:
+                        pending.add(pool.submit(self.fetch, spec))
+                if not pending:
+                    break
                 finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
                 done_batch.extend(future.result() for future in finished)
                 if len(done_batch) >= BATCH_SIZE or (done_batch and (not pending or not finished)):
@@ -233,10 +276,6 @@ class Checker:
                     done_batch = []
             if done_batch:
                 self._write_batch(done_batch, summary)
-        summary.seconds = time.monotonic() - started
-        Run.create(created_on=run_start, total_count=summary.checked, success_count=summary.ok,
-                   error_count=summary.errors, ratelimit_count=summary.ratelimited)
-        return summary
 
     def _write_batch(self, outcomes: list[FetchOutcome], summary: RunSummary) -> None:
         applied_checks: list[AppliedCheck] = []

@@ -132,18 +132,18 @@ class _PinnedConnectionMixin:
     def _new_conn(self) -> socket.socket:
         addresses = self.guard.resolve(self._dns_host.strip("[]"), self.port)
         failure: OSError | None = None
-        for address in addresses:
+        for address in addresses:  # in the resolver's order, the next one when one fails
             try:
                 sock = _open_socket(address, self.port, self.timeout, self.socket_options, self.source_address)
-            except TimeoutError as exc:
-                raise ConnectTimeoutError(
-                    self, f"Connection to {self.host} ({address}) timed out. (connect timeout={self.timeout})"
-                ) from exc
             except OSError as exc:
                 failure = exc
                 continue
             sys.audit("http.client.connect", self, self.host, self.port)
             return sock
+        if isinstance(failure, TimeoutError):
+            raise ConnectTimeoutError(
+                self, f"Connection to {self.host} timed out. (connect timeout={self.timeout})"
+            ) from failure
         raise NewConnectionError(  # type: ignore[arg-type]
             self, f"Failed to establish a new connection: {failure}"
         ) from failure

@@ -88,6 +88,8 @@ class Project(BaseModel):
     #: validators of the last full upstream answer, for conditional requests (migration 0002)
     http_etag = TextField(null=True)
     http_last_modified = TextField(null=True)
+    #: the versions as clients see them, kept ready as JSON (migration 0003; see anitrack_core.listing)
+    version_listing = TextField(null=True)
 
 
 # a name is unique within a registered ecosystem; projects outside one are unconstrained

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import peewee
 
-from ..errors import AlreadyExistsError, AnitrackError
+from ..errors import AlreadyExistsError, FieldError
 from .models import Distro, Package, Project
 
 
@@ -15,7 +15,7 @@ def map_package(project: Project, distro: Distro, package_name: str) -> Package:
         name (mapped to this or another project).
     """
     if len(package_name) > 200:
-        raise AnitrackError("package_name is too long (at most 200 characters)")
+        raise FieldError("package_name", "package_name is too long (at most 200 characters)")
     try:
         with Package._meta.database.atomic():
             return Package.create(project=project, distro=distro, package_name=package_name,

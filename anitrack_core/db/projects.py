@@ -14,7 +14,9 @@ import peewee
 
 from ..errors import AlreadyExistsError, ConfigError, FieldError, UnknownNameError
 from ..check.regex import DEFAULT_ALIAS, InvalidRegexError, compile_user_regex
+from ..listing import SchemeCache, list_versions
 from ..resolve import assign_ecosystem, scheme_for
+from .listings import refresh_listings
 from .models import Project, utcnow
 
 if TYPE_CHECKING:
@@ -36,6 +38,9 @@ EDITABLE_FIELDS: dict[str, int | None] = {
     "releases_only": None,
 }
 _REQUIRED = ("name", "homepage", "backend")
+#: fields whose change alters how the project's versions are listed
+LISTING_FIELDS = {"backend", "ecosystem_name", "version_scheme", "version_prefix", "pre_release_filter",
+                  "version_filter", "version_pattern"}
 
 
 def _clean(fields: dict[str, Any]) -> dict[str, Any]:
@@ -112,6 +117,8 @@ def create_project(plugins: Plugins, **fields: Any) -> Project:
     _apply_ecosystem(plugins, project)
     now = utcnow()
     project.created_on = project.updated_on = project.next_check = now
+    scheme = scheme_for(plugins, project)
+    project.version_listing = list_versions(scheme, []).to_json(scheme)
     _save_or_conflict(project, insert=True)
     return project
 
@@ -129,7 +136,11 @@ def update_project(plugins: Plugins, project: Project, **changes: Any) -> dict[s
     diff = {key: (old, getattr(project, key)) for key, old in before.items() if getattr(project, key) != old}
     if diff:
         project.updated_on = utcnow()
-        _save_or_conflict(project, insert=False)
+        with Project._meta.database.atomic():
+            _save_or_conflict(project, insert=False)
+            if LISTING_FIELDS & set(diff):
+                refresh_listings(SchemeCache(plugins), [project.id])
+                project.version_listing = Project.get_by_id(project.id).version_listing
     return diff
 
 

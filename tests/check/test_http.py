@@ -357,3 +357,36 @@ def test_other_answers_are_not_rate_limits(make_client, upstream):
     upstream.routes["/"] = lambda h: h.reply(429, "slow down", {"Retry-After": "30"})
     with pytest.raises(RateLimitError):
         http.get_json(upstream.url("/"))
+
+
+# --- concurrency -----------------------------------------------------------------------------
+
+
+def test_one_client_serves_many_threads_each_with_its_own_deadline(upstream, make_client):
+    from concurrent.futures import ThreadPoolExecutor
+
+    def drip(h: Handler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Length", "1000")
+        h.end_headers()
+        h.drip(b"x" * 1000, 0.05)
+
+    upstream.routes["/fast"] = lambda h: h.reply(200, h.path)
+    upstream.routes["/drip"] = drip
+    client = make_client(deadline=1.0)
+
+    def slow_check() -> str:
+        with pytest.raises(FetchError, match="deadline"):
+            client.for_check().get(upstream.url("/drip"))
+        return "cut"
+
+    def fast_check(index: int) -> str:
+        http = client.for_check()
+        return "".join(http.get(upstream.url(f"/fast?{index}-{n}")).text for n in range(20))
+
+    with ThreadPoolExecutor(8) as pool:
+        slow = [pool.submit(slow_check) for _ in range(2)]
+        fast = [pool.submit(fast_check, index) for index in range(6)]
+        assert [f.result() for f in slow] == ["cut", "cut"]
+        assert [f.result() for f in fast] == ["".join(f"/fast?{i}-{n}" for n in range(20)) for i in range(6)]
+    assert upstream.connections <= 8

@@ -186,3 +186,11 @@ def test_system_resolver_answers_are_checked_too(make_client, monkeypatch):
     monkeypatch.setattr(socket, "getaddrinfo", fake_getaddrinfo)
     with pytest.raises(BlockedAddressError, match=r"192.168.0.10 \(the address of intranet.example\)"):
         make_client(allow_private=False).for_check().get("http://intranet.example/")
+
+
+def test_the_next_checked_address_is_tried_when_one_fails(upstream, make_client, opened):
+    upstream.routes["/"] = _hello
+    # nothing listens on 127.0.0.3 (the fake upstream is bound to 127.0.0.1 only): refused, then the next
+    http = make_client(resolver=lambda host, port: ["127.0.0.3", "127.0.0.1"]).for_check()
+    assert http.get(upstream.url("/", host="two.test")).text == f"hello two.test:{upstream.port}"
+    assert [address for address, _ in opened] == ["127.0.0.3", "127.0.0.1"]

@@ -101,3 +101,33 @@ def test_the_scheduler_runs_passes_in_the_background(checker, add_project, fake_
     finally:
         scheduler.stop(timeout=10)
     assert Project.get_by_id(project.id).latest_version == "1.1"
+
+
+def test_a_generic_backend_answering_429_pauses_only_that_project(checker, add_project, fake_upstream):
+    fake_upstream.route("/limited/", Answer(429, "slow down", {"Retry-After": "3600"}))
+    fake_upstream.route("/ok/", PAGE)
+    limited = add_project(name="foo", homepage="https://a.example/", version_url=fake_upstream.url("/limited/"))
+    fine = add_project(name="foo", homepage="https://b.example/", version_url=fake_upstream.url("/ok/"))
+    summary = checker.run_pass()
+    assert summary.ok == 1
+    assert Project.get_by_id(fine.id).latest_version == "1.1"
+    assert Project.get_by_id(limited.id).error_counter in (0, 1)
+
+
+def test_a_large_pass_fetches_in_worker_processes(runtime, add_project, fake_upstream, monkeypatch):
+    """Worker processes load the installed plugins (the custom backend) and the parent writes."""
+    from anitrack_core.check import runner
+    from anitrack_core.check.runner import Checker
+    from anitrack_core.runtime import load_runtime
+
+    monkeypatch.setattr(runner, "MIN_FOR_PROCESSES", 5)
+    monkeypatch.setenv("ANITRACK_CHECK_PROCESSES", "2")
+    monkeypatch.delenv("ANITRACK_NO_PLUGIN_AUTOLOAD")
+    fake_upstream.route("/ok/", PAGE)
+    for index in range(12):
+        add_project(name="foo", homepage=f"https://e.org/{index}", version_url=fake_upstream.url("/ok/"))
+    checker = Checker(load_runtime())
+    summary = checker.run_pass()
+    assert (summary.checked, summary.ok) == (12, 12)
+    assert ProjectVersion.select().count() == 24
+    assert len(fake_upstream.requests_to("/ok/")) == 12

@@ -6,6 +6,8 @@ from datetime import datetime
 
 from anitrack_core.db import packages, projects
 from anitrack_core.db.distros import find_distro
+from anitrack_core.db.listings import refresh_listings
+from anitrack_core.listing import SchemeCache
 from anitrack_core.db.models import Project, ProjectVersion
 
 
@@ -17,6 +19,7 @@ def add_project(api, *, versions=(), latest=None, packages_=(), **fields):
         project = projects.create_project(api.runtime.plugins, **fields)
         for index, version in enumerate(versions):
             ProjectVersion.create(project=project, version=version, created_on=datetime(2024, 1, 1 + index))
+        refresh_listings(SchemeCache(api.runtime.plugins), [project.id])
         if latest is not None:
             Project.update(latest_version=latest).where(Project.id == project.id).execute()
         for distro, name in packages_:

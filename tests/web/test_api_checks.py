@@ -153,3 +153,10 @@ def test_v1_version_get_failure_and_archived(api, foo, fake_upstream):
         Project.update(archived=True).where(Project.id == foo).execute()
     response = api.post("/api/version/get", auth=False, data={"id": str(foo)})
     assert response.json()["error"] == ["Project is archived, can't check new versions"]
+
+
+def test_an_edit_clashing_with_another_project_is_409(api, fake_upstream):
+    add_project(api, name="one", homepage="https://pypi.org/p/one", backend="PyPI")
+    other = add_project(api, name="two", homepage="https://pypi.org/p/two", backend="PyPI")
+    response = api.post("/api/v2/versions/", json={"id": other, "name": "ONE", "dry_run": False})
+    assert response.status_code == 409 and "already exists" in response.json()["error"]

@@ -78,6 +78,7 @@ PATTERN_CASES = [
     ("python-requests/", ["python_requests"]),
     ("r2", ["R2spec"]),                                 # name and package match: listed once
     ("nothing", []),
+    ("*", ALL),
     ("**geany**", ["geany"]),
 ]
 

@@ -233,3 +233,16 @@ def test_tokens_of_inactive_users_are_refused(api):
         User.update(active=False).execute()
     response = api.post("/api/v2/projects/", json={"name": "x", "homepage": "https://x", "backend": "GitHub"})
     assert response.status_code == 401
+
+
+@pytest.mark.parametrize("data", ['{"name": "\\ud800", "homepage": "https://x.org", "backend": "PyPI"}', "[" * 100_000])
+def test_unencodable_or_deeply_nested_json_is_400(api, data):
+    response = api.post("/api/v2/projects/", data=data, headers={"Content-Type": "application/json"})
+    assert response.status_code == 400, response.text
+    assert count_rows(api, Project) == 0
+
+
+def test_form_bodies_get_the_same_size_limit_as_json(api):
+    response = api.post("/api/v2/projects/", data={"name": "x", "homepage": "https://x.example/",
+                                                   "backend": "GitHub", "regex": "a" * 200_000})
+    assert response.status_code == 400 and "regex" in response.json()["message"], "read, then refused by length"

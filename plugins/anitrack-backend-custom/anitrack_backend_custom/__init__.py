@@ -23,6 +23,7 @@ class CustomBackend(Backend):
                  "regular expression whose first group (or all groups, joined with '.') is the version; "
                  "%(name)s in it stands for the project name.")
     required_version_url = True
+    shared_rate_limit = False  # any web server: one answering 429 must not pause everyone's checks
 
     def get_versions(self, project, http):
         if not project.version_url:

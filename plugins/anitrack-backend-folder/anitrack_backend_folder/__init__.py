@@ -53,6 +53,7 @@ class FolderBackend(Backend):
     more_info = ("Set version_url to a directory listing with the release tarballs (or one directory per "
                  "version); '*' in the URL picks the newest matching sub-directory.")
     required_version_url = True
+    shared_rate_limit = False  # any web server: one answering 429 must not pause everyone's checks
 
     def get_versions(self, project, http):
         if not project.version_url:

@@ -1,0 +1,62 @@
+"""Fetching in worker processes, so a large pass uses every core.
+
+Parsing HTTP answers and running regular expressions is Python work that one
+process cannot spread over cores.  A pass of many projects therefore sends
+batches of :class:`ProjectSpec` to worker processes (started with ``spawn``:
+safe from a threaded server), each fetching with its own threads, HTTP
+connection pool and backends (loaded from the installed plugins, like the
+parent's), and returning :class:`FetchOutcome` objects; the parent stays the
+only writer.  Rate-limit pauses and per-host limits hold within each worker.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from typing import Any
+
+from .fetch import FetchOutcome
+from .spec import ProjectSpec
+
+BATCH = 64
+_worker: dict[str, Any] = {}
+
+
+def worker_count(setting: int) -> int:
+    """The processes a pass uses: the setting, or one per core when it is 0."""
+    return setting if setting > 0 else max(1, os.cpu_count() or 1)
+
+
+def _init(threads: int) -> None:
+    from ..runtime import load_runtime
+    from .runner import Checker
+
+    _worker["checker"] = Checker(load_runtime(database=False))
+    _worker["pool"] = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="anitrack-fetch")
+
+
+def _fetch_batch(specs: list[ProjectSpec]) -> list[FetchOutcome]:
+    return list(_worker["pool"].map(_worker["checker"].fetch, specs))
+
+
+def fetch_in_processes(specs: Iterator[ProjectSpec], *, processes: int, threads: int) -> Iterator[list[FetchOutcome]]:
+    """Fetch *specs* in *processes* workers of *threads* threads; yields batches of outcomes as they finish."""
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=processes, mp_context=context, initializer=_init,
+                             initargs=(threads,)) as pool:
+        pending: set[Future[list[FetchOutcome]]] = set()
+        exhausted = False
+        while pending or not exhausted:
+            while not exhausted and len(pending) < processes * 3:
+                batch = [spec for _, spec in zip(range(BATCH), specs)]
+                if not batch:
+                    exhausted = True
+                    break
+                pending.add(pool.submit(_fetch_batch, batch))
+            if not pending:
+                break
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                yield future.result()
