@@ -17,6 +17,18 @@ class RawVersion:
     cursor: str | None = None
 
 
+@dataclass(frozen=True)
+class FeedEntry:
+    """One release announced by an upstream's feed of recent releases (:meth:`Backend.recent_releases`)."""
+
+    #: the project name as the upstream spells it (matched case-insensitively)
+    name: str
+    #: the version released
+    version: str
+    #: the project's homepage as the feed gives it, if any
+    homepage: str | None = None
+
+
 class Backend:
     """Subclass this, set the class attributes and implement :meth:`get_versions`.
 
@@ -59,3 +71,16 @@ class Backend:
             reached; carries the reset time.
         """
         raise NotImplementedError(f"backend {self.name!r} does not implement get_versions()")
+
+    def recent_releases(self, http: Any) -> list[FeedEntry]:
+        """Optional: the releases the upstream announced recently, newest first when it says so.
+
+        Backends whose upstream publishes a feed of recent releases (a package
+        index's "latest uploads") override this; the scheduler then checks the
+        stored projects it names sooner (:mod:`anitrack_core.check.feeds`).  Feeds
+        only trigger checks of known projects; they never create projects.
+
+        :param http: an :class:`anitrack_core.check.http.CheckHttp` (no conditional request needed).
+        :raises anitrack_core.errors.BackendError: the feed could not be read.
+        """
+        return []

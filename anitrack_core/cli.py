@@ -189,7 +189,18 @@ def _cmd_check(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from anitrack_web.server import serve
 
-    return serve(load_runtime(), host=args.host, port=args.port, scheduler=not args.no_scheduler)
+    return serve(load_runtime(), host=args.host, port=args.port, scheduler=not args.no_scheduler,
+                 workers=args.workers)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -259,6 +270,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=5000, help="port to listen on (default 5000)")
     serve.add_argument("--no-scheduler", action="store_true", help="do not run periodic checks in this process")
+    serve.add_argument("--workers", type=_positive_int, metavar="N",
+                       help="processes accepting requests (default: the web_workers setting, one per core)")
     serve.set_defaults(func=_serve)
     return parser
 

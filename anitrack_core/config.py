@@ -192,6 +192,8 @@ def core_settings() -> SettingsSpec:
              help="seconds one check of one project may take in all (every request of it)")
     spec.add("max_response_bytes", type=int, default=10 * 1024 * 1024, check=_positive,
              help="largest upstream answer read, in bytes")
+    spec.add("regex_timeout", type=float, default=2.0, check=_positive,
+             help="seconds a project's regular expression may run over one page")
     spec.add("check_error_threshold", type=int, default=100, check=_positive,
              help="consecutive failed checks after which a project without versions is deleted")
     spec.add("check_concurrency", type=int, default=32, check=_positive,
@@ -200,6 +202,10 @@ def core_settings() -> SettingsSpec:
              help="worker processes that fetch during a large pass (0: one per core; 1: none)")
     spec.add("check_per_host", type=int, default=4, check=_positive,
              help="checks in flight at once against one upstream host")
+    spec.add("web_workers", type=int, default=0, check=_not_negative,
+             help="processes of `anitrack serve` (0: one per core)")
+    spec.add("web_threads", type=int, default=4, check=_positive,
+             help="threads of each `anitrack serve` process")
     spec.add("scheduler_interval", type=float, default=60.0, check=_positive,
              help="seconds between two scheduler passes over the due projects")
     spec.add("disable_plugins", type=list, default=[], help="names of plugins (entry points) not to load")

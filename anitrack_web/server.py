@@ -1,9 +1,22 @@
-"""``anitrack serve``: the web app on waitress."""
+"""``anitrack serve``: the web app on waitress, in one or more worker processes.
+
+Python runs one thread at a time per process, so a single process uses one
+core however many threads it has.  ``serve`` binds the listening socket once
+and forks ``web_workers`` processes that accept on it (one per core by
+default, where the platform can fork); each has its own database connections
+and ``web_threads`` threads.  Only the first process runs the scheduler.  The
+workers exit when the first process does, however it ends.
+"""
 
 from __future__ import annotations
 
 import logging
+import os
+import signal
+import socket
 import sys
+import threading
+import time
 
 import waitress
 
@@ -12,13 +25,26 @@ from anitrack_core.runtime import Runtime
 from .app import create_app
 
 log = logging.getLogger(__name__)
-THREADS = 8
 
 
-def serve(runtime: Runtime, *, host: str, port: int, scheduler: bool = True) -> int:
-    """Serve until interrupted.  Returns the process exit code."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
+def worker_count(setting: int) -> int:
+    if not hasattr(os, "fork"):
+        return 1
+    return setting if setting > 0 else max(1, os.cpu_count() or 1)
+
+
+def _exit_with_parent(parent: int) -> None:
+    """In a forked worker: end when the first process is gone (even if it was killed)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="anitrack-parent-watch", daemon=True).start()
+
+
+def _run(runtime: Runtime, sock: socket.socket, threads: int, *, scheduler: bool) -> None:
     app = create_app(runtime)
     checks = None
     if scheduler:
@@ -26,21 +52,53 @@ def serve(runtime: Runtime, *, host: str, port: int, scheduler: bool = True) -> 
         from anitrack_core.check.scheduler import Scheduler
 
         checks = Scheduler(Checker(runtime), runtime.settings.scheduler_interval)
-    print(f"anitrack serving on http://{host}:{port}/ (database: {_describe(runtime)}; "
-          f"events: {runtime.settings.broker_url}; scheduler: "
-          f"{'every %g s' % runtime.settings.scheduler_interval if checks else 'off'})", file=sys.stderr, flush=True)
-    try:
-        server = waitress.create_server(app, host=host, port=port, threads=THREADS, ident="anitrack")
-    except OSError as exc:
-        print(f"anitrack: error: cannot listen on {host}:{port}: {exc.strerror}", file=sys.stderr)
-        return 1
-    if checks is not None:
         checks.start()
+    server = waitress.create_server(app, sockets=[sock], threads=threads, ident="anitrack")
     try:
         server.run()
     finally:
         if checks is not None:
             checks.stop(timeout=5)
+
+
+def serve(runtime: Runtime, *, host: str, port: int, scheduler: bool = True, workers: int | None = None) -> int:
+    """Serve until interrupted.  Returns the process exit code."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
+    settings = runtime.settings
+    count = worker_count(settings.web_workers if workers is None else workers)
+    try:
+        sock = socket.create_server((host, port), backlog=1024)
+    except OSError as exc:
+        print(f"anitrack: error: cannot listen on {host}:{port}: {exc.strerror}", file=sys.stderr)
+        return 1
+    print(f"anitrack serving on http://{host}:{port}/ ({count} process(es) of {settings.web_threads} threads; "
+          f"database: {_describe(runtime)}; events: {settings.broker_url}; scheduler: "
+          f"{'every %g s' % settings.scheduler_interval if scheduler else 'off'})", file=sys.stderr, flush=True)
+    if runtime.db is not None:
+        runtime.db.close_all()  # no database connection may cross a fork
+    parent, children = os.getpid(), []
+    for _ in range(count - 1):
+        pid = os.fork()
+        if pid == 0:
+            _exit_with_parent(parent)
+            try:
+                _run(runtime, sock, settings.web_threads, scheduler=False)
+            finally:
+                os._exit(0)
+        children.append(pid)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stop cleanly, and stop the workers
+    try:
+        _run(runtime, sock, settings.web_threads, scheduler=scheduler)
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        for pid in children:
+            try:
+                os.kill(pid, signal.SIGTERM)
+                os.waitpid(pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
     return 0
 
 

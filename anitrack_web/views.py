@@ -12,8 +12,9 @@ from anitrack_core.listing import SchemeCache, VersionListing, list_versions
 from . import queries
 
 
-def epoch(value: datetime | None) -> float | None:
-    """A naive-UTC timestamp as seconds since the epoch (a float of whole seconds)."""
+def epoch(value: datetime | str | None) -> float | None:
+    """A naive-UTC timestamp (or its text, as SQLite returns it) as seconds since the epoch, whole."""
+    value = queries.timestamp(value)
     return float(calendar.timegm(value.utctimetuple())) if value else None
 
 

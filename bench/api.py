@@ -162,12 +162,34 @@ class Server:
         raise RuntimeError(f"server not ready after {timeout:.0f} s:\n{self.log_tail()}")
 
     def cpu_seconds(self) -> float:
-        """User + system CPU time of the server process so far."""
-        try:
-            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except (OSError, IndexError, ValueError):
-            return math.nan
+        """User + system CPU time of the server and its worker processes so far."""
+        total = 0.0
+        for pid in [self.proc.pid, *self._workers()]:
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            except (OSError, IndexError, ValueError):
+                if pid == self.proc.pid:
+                    return math.nan
+        return total
+
+    def _workers(self) -> list[int]:
+        """The worker processes `anitrack serve` forked (children of the server process)."""
+        found = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                if int(fields[1]) == self.proc.pid:
+                    found.append(int(entry))
+        return found
+
+    def first_log_line(self) -> str:
+        self._log.flush()
+        lines = self.log_path.read_text(errors="replace").splitlines()
+        return next((line for line in lines if line.startswith("anitrack serving")), "?")
 
     def log_tail(self, lines: int = 30) -> str:
         self._log.flush()
@@ -513,7 +535,8 @@ def main(argv: list[str] | None = None) -> int:
         server.wait_ready()
         check_responses(server.base, scs, args.projects)
         client = f"wrk ({wrk})" if use_wrk else "python (http.client keep-alive, one process per connection)"
-        print(f"server: {' '.join(server.cmd)} (pid {server.proc.pid}, waitress, 8 threads)")
+        print(f"server: {' '.join(server.cmd)} (pid {server.proc.pid}; its first log line: "
+              f"{server.first_log_line()})")
         print(f"client: {client}; {args.connections} connections; {args.warmup:g} s warm-up + "
               f"{args.duration:g} s per scenario; loopback {HOST}")
         print(f"machine: {machine()}", flush=True)

@@ -192,6 +192,12 @@ def seed(path: str | Path, projects: int = 10_000, *, seed: int = 1, analyze: bo
             with db.atomic():
                 for start in range(0, len(rows), CHUNK):
                     model.insert_many(rows[start:start + CHUNK]).execute()
+        # what `anitrack db upgrade` does after a migration: compute every project's stored listing
+        from anitrack_core.db.listings import refresh_missing
+        from anitrack_core.listing import SchemeCache
+        from anitrack_core.plugins import load_plugins
+
+        refresh_missing(SchemeCache(load_plugins(autoload=False)))
         if analyze:  # anitrack itself never runs ANALYZE, so by default neither do we
             db.execute_sql("ANALYZE")
         db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -27,11 +27,10 @@ def get(url, method="GET"):
         return error.code, error.headers, error.read()
 
 
-@pytest.fixture
-def server(run_anitrack):
+def start_server(run_anitrack, *extra):
     assert run_anitrack("db", "upgrade")[0] == 0
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "anitrack_core.cli", "serve", "--port", str(port)],
+    process = subprocess.Popen([sys.executable, "-m", "anitrack_core.cli", "serve", "--port", str(port), *extra],
                                env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 20
@@ -46,9 +45,52 @@ def server(run_anitrack):
     else:
         process.kill()
         pytest.fail("serve did not start listening within 20 s")
+    return process, base
+
+
+@pytest.fixture
+def server(run_anitrack):
+    process, base = start_server(run_anitrack)
     yield base
     process.terminate()
     process.wait(timeout=10)
+
+
+def children_of(pid):
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    if int(stat.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    return found
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="worker processes need fork")
+def test_several_worker_processes_serve_and_stop_together(run_anitrack):
+    process, base = start_server(run_anitrack, "--workers", "3", "--no-scheduler")
+    try:
+        workers = children_of(process.pid)
+        assert len(workers) == 2, workers
+        for _ in range(20):
+            assert get(base + "/api/version")[0] == 200
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while any(os.path.exists(f"/proc/{pid}") and "Z" not in open(f"/proc/{pid}/stat").read().split()[2]
+              for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in workers if os.path.exists(f"/proc/{pid}")
+                and open(f"/proc/{pid}/stat").read().split()[2] != "Z"], "workers outlived the server"
+
+
+def test_workers_must_be_positive(run_anitrack):
+    code, _, err = run_anitrack("serve", "--workers", "0")
+    assert code == 2 and "must be 1 or more" in err
 
 
 def test_serves_the_api_version_with_and_without_slash(server):

@@ -133,10 +133,15 @@ class Checker:
     # ---- fetching (any thread) ----
 
     def backend(self, name: str) -> Backend:
+        """The instance of the backend *name*, made once; ``configure(settings)`` is called on it if defined."""
         cls = self.plugins.backends.get(name)
         with self._lock:
             if cls.name not in self._backends:
-                self._backends[cls.name] = cls()
+                backend = cls()
+                configure = getattr(backend, "configure", None)
+                if callable(configure):
+                    configure(self.settings)
+                self._backends[cls.name] = backend
             return self._backends[cls.name]
 
     def interval(self, backend_name: str) -> timedelta:

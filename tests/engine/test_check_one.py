@@ -196,3 +196,17 @@ def test_folder_backend_falls_back_to_version_directories(checker, add_project, 
     fake_upstream.route("/files/", '<a href="3.1/">3.1/</a>\n<a href="3.2.1/">3.2.1/</a>\n<a href="docs/">docs</a>\n')
     project = add_project(name="bar", backend="folder", version_url=fake_upstream.url("/files/"))
     assert checker.check_project(project.id).result.new_versions == ["3.2.1", "3.1"]
+
+
+def test_backends_are_configured_with_the_settings(runtime, monkeypatch):
+    from anitrack_core.check.runner import Checker
+    from anitrack_core.runtime import load_runtime
+
+    monkeypatch.setenv("ANITRACK_REGEX_TIMEOUT", "0.5")
+    import anitrack_backend_custom
+
+    configured = load_runtime()
+    configured.plugins.register(anitrack_backend_custom, "custom")
+    backend = Checker(configured).backend("CUSTOM")
+    assert backend.regex_timeout == 0.5
+    assert Checker(configured).backend("custom") is not backend, "one instance per checker"

@@ -12,6 +12,7 @@ from anitrack_core.backend import Backend
 from anitrack_core.check.regex import DEFAULT_REGEX, expand_regex, versions_from_text
 from anitrack_core.errors import BackendError
 
+#: used until the engine calls configure() with the operator's regex_timeout setting
 REGEX_TIMEOUT = 2.0
 
 
@@ -24,6 +25,11 @@ class CustomBackend(Backend):
                  "%(name)s in it stands for the project name.")
     required_version_url = True
     shared_rate_limit = False  # any web server: one answering 429 must not pause everyone's checks
+    regex_timeout = REGEX_TIMEOUT
+
+    def configure(self, settings):
+        """Called once by the check engine with the operator's settings."""
+        self.regex_timeout = settings.regex_timeout
 
     def get_versions(self, project, http):
         if not project.version_url:
@@ -31,7 +37,7 @@ class CustomBackend(Backend):
         pattern = expand_regex(project.regex, project.name)
         response = http.get(project.version_url, conditional=True)
         return versions_from_text(response.text, pattern, project_name=project.name, url=project.version_url,
-                                  timeout=REGEX_TIMEOUT)
+                                  timeout=self.regex_timeout)
 
 
 @hookimpl

@@ -18,6 +18,7 @@ from anitrack_core.check.regex import DEFAULT_REGEX, expand_regex, versions_from
 from anitrack_core.errors import BackendError
 from anitrack_core.versions import RpmScheme
 
+#: used until the engine calls configure() with the operator's regex_timeout setting
 REGEX_TIMEOUT = 2.0
 #: version sub-directories of a listing, when no tarball matches
 FALLBACK_REGEX = r'href="(?:/files/)?([0-9][0-9.]+.*)/"'
@@ -54,6 +55,11 @@ class FolderBackend(Backend):
                  "version); '*' in the URL picks the newest matching sub-directory.")
     required_version_url = True
     shared_rate_limit = False  # any web server: one answering 429 must not pause everyone's checks
+    regex_timeout = REGEX_TIMEOUT
+
+    def configure(self, settings):
+        """Called once by the check engine with the operator's settings."""
+        self.regex_timeout = settings.regex_timeout
 
     def get_versions(self, project, http):
         if not project.version_url:
@@ -64,10 +70,10 @@ class FolderBackend(Backend):
         page = http.get(url, conditional=True).text
         try:
             return versions_from_text(page, expand_regex(None, project.name), project_name=project.name,
-                                      url=url, timeout=REGEX_TIMEOUT)
+                                      url=url, timeout=self.regex_timeout)
         except BackendError:
             return versions_from_text(page, FALLBACK_REGEX, project_name=project.name, url=url,
-                                      timeout=REGEX_TIMEOUT)
+                                      timeout=self.regex_timeout)
 
 
 @hookimpl
