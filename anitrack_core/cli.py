@@ -193,6 +193,62 @@ def _serve(args: argparse.Namespace) -> int:
                  workers=args.workers)
 
 
+def _cmd_events_status(args: argparse.Namespace) -> int:
+    from .events import backlog
+
+    runtime = load_runtime()
+    with runtime.db.connection_context():
+        state = backlog().as_dict()
+    if args.json:
+        print(json.dumps(state, indent=2, sort_keys=True))
+        return 0
+    age = state["oldest_unpublished_age_seconds"]
+    print(f"backlog: {state['backlog']} event(s) waiting for the broker")
+    if age is not None:
+        print(f"oldest unpublished: event {state['oldest_unpublished_id']}, {age:.0f} s old, "
+              f"{state['oldest_unpublished_attempts']} failed attempt(s)")
+    print(f"last published: {state['last_published_on'] or 'never'}")
+    print(f"publisher: {state['publisher'] or 'none running'}")
+    return 0
+
+
+def _cmd_events_publish(args: argparse.Namespace) -> int:
+    import logging
+    import signal as signals
+
+    from .db.database import redact
+    from .events.publisher import BrokerError, Publisher
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    runtime = load_runtime()
+    publisher = Publisher(runtime.settings)
+    if args.once:
+        try:
+            with runtime.db.connection_context():
+                sent = publisher.relay()
+                standing_by = not publisher.holds_lease
+        except BrokerError as exc:
+            print(f"anitrack: error: {exc}", file=sys.stderr)
+            return 1
+        finally:
+            publisher.close()
+        if standing_by:
+            print("anitrack: error: another publisher is relaying the outbox now", file=sys.stderr)
+            return 1
+        print(f"published {sent} event(s)")
+        return 0
+    print(f"relaying events to {redact(runtime.settings.broker_url)} (exchange "
+          f"{runtime.settings.events_exchange!r}, prefix {runtime.settings.topic_prefix!r}); Ctrl-C stops",
+          file=sys.stderr, flush=True)
+    signals.signal(signals.SIGTERM, lambda *_: publisher.stop(timeout=0))
+    try:
+        publisher.run()
+    except KeyboardInterrupt:
+        pass
+    print(f"published {publisher.published} event(s)", file=sys.stderr)
+    return 0
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -273,6 +329,17 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--workers", type=_positive_int, metavar="N",
                        help="processes accepting requests (default: the web_workers setting, one per core)")
     serve.set_defaults(func=_serve)
+
+    events = sub.add_parser("events", help="the events outbox and its relay to the broker").add_subparsers(
+        dest="events_command", required=True)
+    publish = events.add_parser("publish", help="relay the outbox to the broker until interrupted "
+                                                "(`anitrack serve` does it too; one publisher relays at a time)")
+    publish.add_argument("--once", action="store_true", help="relay what is waiting, then exit (1 if the broker "
+                                                             "refused)")
+    publish.set_defaults(func=_cmd_events_publish)
+    status = events.add_parser("status", help="events waiting for the broker, and the oldest one's age")
+    status.add_argument("--json", action="store_true", help="machine-readable output")
+    status.set_defaults(func=_cmd_events_status)
     return parser
 
 

@@ -206,6 +206,8 @@ def core_settings() -> SettingsSpec:
              help="processes of `anitrack serve` (0: one per core)")
     spec.add("web_threads", type=int, default=4, check=_positive,
              help="threads of each `anitrack serve` process")
+    spec.add("use_feeds", type=bool, default=True,
+             help="read the package indexes' feeds of recent releases before each scheduler pass")
     spec.add("scheduler_interval", type=float, default=60.0, check=_positive,
              help="seconds between two scheduler passes over the due projects")
     spec.add("disable_plugins", type=list, default=[], help="names of plugins (entry points) not to load")

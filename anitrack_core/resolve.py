@@ -39,6 +39,12 @@ def assign_ecosystem(plugins: Plugins, backend: str, homepage: str) -> Ecosystem
     return EcosystemAssignment(homepage, False)
 
 
+def ecosystem_value(plugins: Plugins, given: str) -> str:
+    """The stored ``ecosystem_name`` a client means: an alias ("cargo") becomes its ecosystem's name."""
+    ecosystem = plugins.ecosystems.find(given.strip()) if given else None
+    return ecosystem.name if ecosystem is not None else given
+
+
 def resolve_scheme_name(
     plugins: Plugins,
     *,
@@ -79,5 +85,5 @@ def scheme_for(plugins: Plugins, project: Any) -> VersionScheme:
     return plugins.schemes.get(name)(rules)
 
 
-__all__ = ["EcosystemAssignment", "GLOBAL_DEFAULT_SCHEME", "UnknownSchemeError", "assign_ecosystem",
+__all__ = ["EcosystemAssignment", "GLOBAL_DEFAULT_SCHEME", "UnknownSchemeError", "assign_ecosystem", "ecosystem_value",
            "resolve_scheme_name", "scheme_for"]

@@ -21,6 +21,29 @@ suite gets these fixtures with nothing to import:
     ``fake_upstream.url("/releases/")``; ``fake_upstream.requests`` records every
     request with its headers.  Checks may reach it because the environment of
     ``anitrack_env`` sets ``ANITRACK_ALLOW_PRIVATE_UPSTREAMS=1``.
+``replay_http``
+    ``replay_http(cassette)`` returns a
+    :class:`~anitrack_core.testing_replay.ReplayClient`: an ``HttpClient``
+    whose every request is answered from a recorded vcrpy cassette (a path, or
+    the name of a file in ``cassettes/`` of the shared upstream recordings,
+    located by ``ANITRACK_RECORDINGS`` or ``shared/upstream-recordings`` beside
+    the checkout).  Pass ``client.for_check()`` to a backend; afterwards
+    ``client.requests`` lists what was asked and ``client.misses`` what the
+    cassette had no answer for (those failed like a refused connection).  A
+    missing cassette skips the test (fails it under CI).
+``recorded_case``
+    ``recorded_case(case_id, backend=None)`` runs
+    :func:`~anitrack_core.testing_replay.run_recorded_case`: checks the project
+    of that case of the shared recordings' ``manifest.json`` with *backend* (or
+    the backend the case names, from ``anitrack_plugins``: register your plugin
+    first) against the case's cassette, asserts what the case expects and
+    returns the :class:`~anitrack_core.testing_replay.RecordedRun`.
+``anitrack_rabbitmq`` / ``anitrack_redis``
+    a throwaway RabbitMQ node / Redis server on free loopback ports, started
+    once per session from the Debian ``rabbitmq-server`` / ``redis-server``
+    packages (:class:`~anitrack_core.testing_servers.RabbitMQServer`,
+    :class:`~anitrack_core.testing_servers.RedisServer`): ``.url`` is the
+    broker URL for kombu; ``.halt()`` and ``.restart()`` stage an outage.
 ``anitrack_env``
     the ``ANITRACK_*`` environment of an isolated instance (data dir, database),
     applied to ``os.environ`` for the test; ``run_anitrack(*argv)`` runs the CLI
@@ -82,6 +105,37 @@ def fake_upstream() -> Iterator[Any]:
         upstream.stop()
 
 
+@pytest.fixture
+def replay_http() -> Iterator[Callable[..., Any]]:
+    from anitrack_core.testing_replay import ReplayClient, find_cassette, recordings_dir
+
+    clients: list[Any] = []
+
+    def make(cassette: str | os.PathLike[str], policy: Any = None) -> Any:
+        path = find_cassette(cassette)
+        if path is None:
+            where = recordings_dir()
+            skip_or_fail(f"cassette {cassette} not found (recordings: {where or 'absent'}; "
+                         "set ANITRACK_RECORDINGS to the upstream-recordings directory)")
+        client = ReplayClient(path, policy)
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        client.close()
+
+
+@pytest.fixture
+def recorded_case(anitrack_plugins: Any) -> Callable[..., Any]:
+    from anitrack_core.testing_replay import run_recorded_case
+
+    def run(case_id: str, backend: Any = None) -> Any:
+        return run_recorded_case(case_id, backend, plugins=anitrack_plugins)
+
+    return run
+
+
 @pytest.fixture(scope="session")
 def _anitrack_postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from anitrack_core.testing_servers import PostgresServer, ServerUnavailable
@@ -95,6 +149,48 @@ def _anitrack_postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Itera
         yield server
     finally:
         server.__exit__(None, None, None)
+
+
+def _session_server(kind: str) -> Iterator[Any]:
+    from anitrack_core import testing_servers
+
+    try:
+        server = getattr(testing_servers, kind)().start()
+    except testing_servers.ServerUnavailable as exc:
+        yield exc
+        return
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def _anitrack_rabbitmq_server() -> Iterator[Any]:
+    yield from _session_server("RabbitMQServer")
+
+
+@pytest.fixture(scope="session")
+def _anitrack_redis_server() -> Iterator[Any]:
+    yield from _session_server("RedisServer")
+
+
+def _running(server: Any, what: str) -> Any:
+    if isinstance(server, Exception):
+        skip_or_fail(f"{what} unavailable: {server}")
+    if not server.running:  # a test halted it and failed before restarting it
+        server.restart()
+    return server
+
+
+@pytest.fixture
+def anitrack_rabbitmq(_anitrack_rabbitmq_server: Any) -> Any:
+    return _running(_anitrack_rabbitmq_server, "RabbitMQ")
+
+
+@pytest.fixture
+def anitrack_redis(_anitrack_redis_server: Any) -> Any:
+    return _running(_anitrack_redis_server, "Redis")
 
 
 @pytest.fixture

@@ -37,12 +37,13 @@ class _Rollback(Exception):
     """Raised to undo a validation-only edit."""
 
 
-def _edited_spec(ctx: WebContext, project: Project, changes: dict[str, Any], *, keep: bool) -> ProjectSpec:
+def _edited_spec(ctx: WebContext, project: Project, changes: dict[str, Any], *, keep: bool,
+                 agent: str | None = None) -> ProjectSpec:
     """Apply *changes* to *project* (validated as any edit), keep them or not; the spec to check."""
     db = Project._meta.database
     try:
         with db.atomic():
-            projects.update_project(ctx.plugins, project, **changes)
+            projects.update_project(ctx.plugins, project, agent=agent, **changes)
             spec = ctx.checker.spec_for(project)
             if not keep:
                 raise _Rollback
@@ -73,10 +74,12 @@ def _find_project(fields: dict[str, Any]) -> Project | None:
     return found[0] if found else None
 
 
-def _check_stored(ctx: WebContext, project: Project, fields: dict[str, Any], dry_run: bool) -> dict[str, Any]:
+def _check_stored(ctx: WebContext, project: Project, fields: dict[str, Any], dry_run: bool,
+                  agent: str | None = None) -> dict[str, Any]:
     changes = {key: value for key, value in fields.items()
                if key in (*EDITABLE, "insecure", "releases_only") and value not in (None, "")}
-    spec = _edited_spec(ctx, project, changes, keep=not dry_run) if changes else ctx.checker.spec_for(project)
+    spec = (_edited_spec(ctx, project, changes, keep=not dry_run, agent=agent) if changes
+            else ctx.checker.spec_for(project))
     outcome = ctx.checker.fetch(spec)
     applied: AppliedCheck = ctx.checker.apply(outcome, dry_run=dry_run)
     ctx.checker.notify(applied)
@@ -115,13 +118,13 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
 
     @app.post("/api/v2/versions/")
     def check_versions() -> dict[str, Any]:
-        require_user(allow_query=True)
+        user = require_user(allow_query=True)
         fields = read_body(VERSION_CHECK_FIELDS)
         dry_run = fields.pop("dry_run", True)
         project = _find_project(fields)
         if project is None:
             return _check_temporary(ctx, fields, dry_run)
-        return _check_stored(ctx, project, fields, dry_run)
+        return _check_stored(ctx, project, fields, dry_run, agent=user.email)
 
     @app.post("/api/version/get")
     def v1_version_get() -> dict[str, Any]:

@@ -35,6 +35,7 @@ import peewee
 from bottle import Bottle, response
 
 from anitrack_core.db.models import Distro, Package, Project
+from anitrack_core.resolve import ecosystem_value
 
 from . import queries
 from .context import WebContext
@@ -182,7 +183,7 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
     def project_in_ecosystem(ecosystem: str, project_name: str) -> dict[str, Any]:
         ecosystem = _path_arg("ecosystem", ecosystem)
         project_name = _path_arg("project_name", project_name)
-        row = project_by_ecosystem(ecosystem, project_name)
+        row = project_by_ecosystem(ecosystem_value(ctx.plugins, ecosystem), project_name)
         if row is None:
             raise api_error(404, f'No project "{project_name}" found in ecosystem "{ecosystem}"')
         return ctx.views.v1_detail(row)

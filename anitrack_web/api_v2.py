@@ -9,6 +9,7 @@ from bottle import Bottle, HTTPResponse
 from anitrack_core.db import distros, packages, projects
 from anitrack_core.db.models import Distro, Package, Project
 from anitrack_core.errors import AlreadyExistsError, FieldError
+from anitrack_core.resolve import ecosystem_value
 
 from . import queries
 from .auth import require_user
@@ -53,17 +54,18 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
     @app.get("/api/v2/projects/")
     def list_projects() -> dict[str, Any]:
         args = _page_args([Field("ecosystem"), Field("name")])
-        query = queries.projects_query(name=args.get("name"), ecosystem=args.get("ecosystem"))
+        ecosystem = ecosystem_value(ctx.plugins, args["ecosystem"]) if args.get("ecosystem") else None
+        query = queries.projects_query(name=args.get("name"), ecosystem=ecosystem)
         total, rows = queries.page_of(query, args["page"], args["items_per_page"])
         return _page(ctx.views.v2_items(rows), total, args)
 
     @app.post("/api/v2/projects/")
     def create_project() -> HTTPResponse:
-        require_user(allow_query=True)
+        user = require_user(allow_query=True)
         fields = read_body(PROJECT_FIELDS)
         check_release = fields.pop("check_release", False)
         try:
-            project = projects.create_project(ctx.plugins, **fields)
+            project = projects.create_project(ctx.plugins, agent=user.email, **fields)
         except FieldError as exc:
             raise Invalid({exc.field: str(exc)}) from None
         except AlreadyExistsError as exc:
@@ -107,9 +109,10 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
 
     @app.post("/api/v2/packages/")
     def create_package() -> HTTPResponse:
-        require_user()
+        user = require_user()
         fields = read_body(PACKAGE_FIELDS)
-        project = projects.find_project(fields["project_name"], fields["project_ecosystem"])
+        project = projects.find_project(fields["project_name"],
+                                        ecosystem_value(ctx.plugins, fields["project_ecosystem"]))
         if project is None:
             raise api_error(400, f'Project "{fields["project_name"]}" in ecosystem '
                                  f'"{fields["project_ecosystem"]}" not found')
@@ -117,7 +120,7 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
         if distro is None:
             raise api_error(400, f'Distribution "{fields["distribution"]}" not found')
         try:
-            package = packages.map_package(project, distro, fields["package_name"])
+            package = packages.map_package(project, distro, fields["package_name"], agent=user.email)
         except FieldError as exc:
             raise Invalid({exc.field: str(exc)}) from None
         except AlreadyExistsError as exc:

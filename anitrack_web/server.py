@@ -4,7 +4,8 @@ Python runs one thread at a time per process, so a single process uses one
 core however many threads it has.  ``serve`` binds the listening socket once
 and forks ``web_workers`` processes that accept on it (one per core by
 default, where the platform can fork); each has its own database connections
-and ``web_threads`` threads.  Only the first process runs the scheduler.  The
+and ``web_threads`` threads.  Only the first process runs the scheduler and
+the event publisher (the workers' events reach it through the outbox).  The
 workers exit when the first process does, however it ends.
 """
 
@@ -44,9 +45,13 @@ def _exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="anitrack-parent-watch", daemon=True).start()
 
 
-def _run(runtime: Runtime, sock: socket.socket, threads: int, *, scheduler: bool) -> None:
+def _run(runtime: Runtime, sock: socket.socket, threads: int, *, scheduler: bool, publisher: bool = False) -> None:
     app = create_app(runtime)
-    checks = None
+    checks = events = None
+    if publisher:  # the outbox relay (anitrack_core.events): in the first process only, started after the forks
+        from anitrack_core.events.publisher import Publisher
+
+        events = Publisher(runtime.settings).start()
     if scheduler:
         from anitrack_core.check.runner import Checker
         from anitrack_core.check.scheduler import Scheduler
@@ -59,6 +64,8 @@ def _run(runtime: Runtime, sock: socket.socket, threads: int, *, scheduler: bool
     finally:
         if checks is not None:
             checks.stop(timeout=5)
+        if events is not None:
+            events.stop(timeout=5)
 
 
 def serve(runtime: Runtime, *, host: str, port: int, scheduler: bool = True, workers: int | None = None) -> int:
@@ -89,7 +96,7 @@ def serve(runtime: Runtime, *, host: str, port: int, scheduler: bool = True, wor
         children.append(pid)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stop cleanly, and stop the workers
     try:
-        _run(runtime, sock, settings.web_threads, scheduler=scheduler)
+        _run(runtime, sock, settings.web_threads, scheduler=scheduler, publisher=True)
     except (KeyboardInterrupt, SystemExit):
         pass
     finally:

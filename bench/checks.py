@@ -157,12 +157,17 @@ def db_state(path: Path) -> dict[str, object]:
 # ---- the bare loop ----
 
 
-def bare_loop(urls: list[str], etags: dict[str, str] | None = None) -> tuple[float, dict[str, str], Counter[int]]:
-    """GET every URL once on one keep-alive Session; with *etags*, conditionally. (seconds, etags, statuses)."""
+def bare_loop(urls: list[str], etags: dict[str, str] | None = None, *,
+              trust_env: bool = False) -> tuple[float, dict[str, str], Counter[int]]:
+    """GET every URL once on one keep-alive Session; with *etags*, conditionally. (seconds, etags, statuses).
+
+    The Session does not read the environment (proxies, .netrc), as anitrack's does not; with
+    *trust_env* it does, as ``requests.Session()`` does by default, at a cost on every request.
+    """
     import requests
 
     session = requests.Session()
-    session.trust_env = False
+    session.trust_env = trust_env
     seen: dict[str, str] = {}
     statuses: Counter[int] = Counter()
     started = time.perf_counter()
@@ -194,6 +199,7 @@ class PassResult:
     peak_rss_mb: float  # the sum of the processes' peaks
     processes: int  # how many processes there were (the engine's, its workers and helpers)
     max_tree_rss_mb: float  # the largest sum of their RSS at one moment (polled)
+    rss_breakdown: str  # each process's peak, MB
     returncode: int
     summaries: list[str] = field(default_factory=list)
     stderr_tail: str = ""
@@ -246,6 +252,7 @@ class TreeMemory:
     def __init__(self, roots: list[int], interval: float = 0.05) -> None:
         self.roots, self.interval = roots, interval
         self.peaks: dict[int, int] = {}  # pid -> VmHWM KiB, last seen
+        self.roles: dict[int, str] = {}  # pid -> what the process is
         self.max_total_kib = 0  # the largest sum of the RSS of the whole tree at one moment
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -262,6 +269,12 @@ class TreeMemory:
                 hwm, rss = _memory_kib(pid)
                 if hwm:
                     self.peaks[pid] = max(self.peaks.get(pid, 0), hwm)
+                    if pid not in self.roles:
+                        try:
+                            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+                        except OSError:
+                            command = ""
+                        self.roles[pid] = _role(command)
                 total += rss
                 todo += _children(pid)
             self.max_total_kib = max(self.max_total_kib, total)
@@ -321,11 +334,16 @@ def run_engine(label: str, commands: list[list[str]], env: dict[str, str], workd
     usages = {pid: u for pid, (_, u) in results.items()}
     root_kib = [usages[p.pid].ru_maxrss if p.pid in usages else memory.peaks.get(p.pid, 0) for p in procs]
     children_kib = [kib for pid, kib in memory.peaks.items() if pid not in {p.pid for p in procs}]
+    short = {"fetch workers": "worker", "multiprocessing helpers": "helper"}
+    breakdown = [f"engine {kib / 1024:.0f}" for kib in root_kib]
+    breakdown += [f"{short.get(memory.roles.get(pid, ''), 'other')} {kib / 1024:.0f}"
+                  for pid, kib in memory.peaks.items() if pid not in {p.pid for p in procs}]
     return PassResult(
         label=label, wall_s=ended - started, engine_s=engine_s,
         cpu_s=sum(u.ru_utime + u.ru_stime for u in usages.values()),  # includes the reaped workers'
         peak_rss_mb=(sum(root_kib) + sum(children_kib)) / 1024,  # ru_maxrss is in KiB on Linux
         processes=len(procs) + len(children_kib), max_tree_rss_mb=memory.max_total_kib / 1024,
+        rss_breakdown=" + ".join(breakdown),
         returncode=max((abs(p.returncode or 0) for p in procs), default=0),
         summaries=summaries, stderr_tail="".join(t for t in tails if t.strip()),
     )
@@ -345,8 +363,9 @@ def commands_for(projects: int, shards: int, anitrack: str) -> list[list[str]]:
 
 #: (category, pattern): the innermost frame of a sample that matches a pattern names the sample's category
 PROFILE_RULES: list[tuple[str, re.Pattern[str]]] = [(name, re.compile(pattern)) for name, pattern in (
-    ("SQLite (C library, via peewee's execute)",
-     r"^(_execute_cursor|iterate|execute_sql|commit|rollback|begin) \(peewee\.py|\.(fetchone|fetchall) \("),
+    ("SQLite (the C library, via the sqlite3 module)",
+     r"\.(_execute_cursor|execute_sql|iterate|commit|rollback|begin) \(peewee\.py|\.(fetchone|fetchall) \("),
+    ("events (outbox rows, message bodies)", r"\(anitrack_core/events/|_announce_new_versions \("),
     ("peewee (SQL building, rows, transactions)", r"\(peewee\.py|\(playhouse/"),
     ("regex search (versions_from_text)", r"\(anitrack_core/check/regex\.py|\(regex/"),
     ("socket I/O (connect, send, recv)", r"\(socket\.py|\(ssl\.py|^(_bounded|recv|recv_into) \(anitrack_core/check/transport"),
@@ -381,9 +400,12 @@ def _role(command: str) -> str:
     return "engine process (the writer)"
 
 
-def categorize(raw: Path) -> dict[str, tuple[Counter[str], set[str]]]:
-    """Samples by process role, then by category, from py-spy's raw (collapsed) output."""
-    roles: dict[str, tuple[Counter[str], set[str]]] = {}
+_OWN_FRAME = re.compile(r"^(.*) \(((?:anitrack_core|anitrack_web|anitrack_backend_\w+)/[^:]*):\d+\)$")
+
+
+def categorize(raw: Path) -> dict[str, tuple[Counter[str], set[str], Counter[str]]]:
+    """Samples by process role, then by category (and by innermost anitrack function), from py-spy's raw output."""
+    roles: dict[str, tuple[Counter[str], set[str], Counter[str]]] = {}
     for line in raw.read_text().splitlines():
         stack, _, count = line.rpartition(" ")
         if not count.isdigit():
@@ -397,8 +419,10 @@ def categorize(raw: Path) -> dict[str, tuple[Counter[str], set[str]]]:
             if found:
                 category = found
                 break
-        counts, pids = roles.setdefault(role, (Counter(), set()))
+        counts, pids, callers = roles.setdefault(role, (Counter(), set(), Counter()))
         counts[category] += int(count)
+        own = next((m for m in map(_OWN_FRAME.match, reversed(frames)) if m), None)
+        callers[f"{own.group(1)} ({own.group(2)})" if own else "(no anitrack frame)"] += int(count)
         if processes:
             pids.add(processes[-1][0])
     return roles
@@ -411,13 +435,17 @@ def profile_text(label: str, raw: Path, wall_s: float, gil_only: bool) -> str:
     what = "holding the GIL" if gil_only else "running (any thread)"
     lines = [f"profile of {label} ({wall_s:.1f} s wall under the profiler; seconds {what}, "
              f"from {PROFILE_RATE} samples/s per process):"]
-    for role, (counts, pids) in sorted(roles.items(), key=lambda item: -sum(item[1][0].values())):
+    for role, (counts, pids, callers) in sorted(roles.items(), key=lambda item: -sum(item[1][0].values())):
         total = sum(counts.values())
         busy = total / PROFILE_RATE
         lines.append(f"  {role} ({len(pids) or 1} process(es)): {busy:.2f} s, "
                      f"{100 * busy / wall_s / max(1, len(pids)):.0f} % of the wall time each")
         lines += [f"    {100 * count / total:5.1f} %  {count / PROFILE_RATE:6.2f} s  {name}"
-                  for name, count in counts.most_common()]
+                  for name, count in counts.most_common() if count / total >= 0.005]
+        if total >= 50:
+            lines.append("    by the innermost anitrack function on the stack (top 8):")
+            lines += [f"    {100 * count / total:5.1f} %  {count / PROFILE_RATE:6.2f} s  {name}"
+                      for name, count in callers.most_common(8)]
     return "\n".join(lines)
 
 
@@ -495,7 +523,9 @@ def main(argv: list[str] | None = None) -> int:
         fake.write_site(site, args.projects)
         print(f"site: {args.projects} pages in {time.perf_counter() - t0:.1f} s ({site})", file=sys.stderr)
         with fake.Upstream(site, tmp, server=args.server, hosts=args.hosts) as up:
-            note = "" if up.kind == "nginx" else "  (nginx not installed: the Python server is the bottleneck)"
+            note = "" if up.kind == "nginx" else (
+                "  (the Python server is slower than nginx and may be the bottleneck"
+                + (": install nginx-light)" if not up.nginx else ")"))
             print(f"upstream: {up.version} on {', '.join(up.addresses)} port {up.port}{note}", file=sys.stderr)
             report["upstream"] = up.version
             urls = [up.url(n) for n in range(1, args.projects + 1)]
@@ -509,11 +539,13 @@ def main(argv: list[str] | None = None) -> int:
                 up.statuses()
                 etags: dict[str, str] | None = None
                 for name, key in (("bare requests loop, GET (200)", "200"),
-                                  ("bare requests loop, If-None-Match (304)", "304")):
+                                  ("bare requests loop, If-None-Match (304)", "304"),
+                                  ("bare loop, GET, default Session (trust_env)", "200-env")):
                     if args.wait_idle > 0:
                         wait_for_quiet(args.wait_idle, name)
                     before = (up.cpu_seconds(), cpu_busy_seconds(), own_cpu_seconds())
-                    secs, seen, statuses = bare_loop(urls, etags if key == "304" else None)
+                    secs, seen, statuses = bare_loop(urls, etags if key == "304" else None,
+                                                     trust_env=key == "200-env")
                     after = (up.cpu_seconds(), cpu_busy_seconds(), own_cpu_seconds())
                     etags = etags or seen
                     own, upstream_cpu = after[2] - before[2], after[0] - before[0]
@@ -522,10 +554,11 @@ def main(argv: list[str] | None = None) -> int:
                     answered = dict(up.statuses())
                     print(f"{name}: {secs:.2f} s, {len(urls) / secs:.0f} req/s, CPU {own:.1f} s, upstream CPU "
                           f"{upstream_cpu:.1f} s, other load {other:.1f} s; statuses {answered}", file=sys.stderr)
-                    if answered != {key: len(urls)}:
-                        print(f"  MISMATCH: expected {{'{key}': {len(urls)}}}", file=sys.stderr)
+                    if answered != {key[:3]: len(urls)}:
+                        print(f"  MISMATCH: expected {{'{key[:3]}': {len(urls)}}}", file=sys.stderr)
                     rows.append({"scenario": name, "settings": "1 thread", "seconds": f"{secs:.2f}",
-                                 "checks/s": f"{len(urls) / secs:,.0f}", "engine-only/s": "–", "× bare": "1.00",
+                                 "checks/s": f"{len(urls) / secs:,.0f}", "engine-only/s": "–",
+                                 "× bare": f"{bare['200'] / secs:.2f}" if key == "200-env" else "1.00",
                                  "CPU": f"{100 * own / secs:.0f} %", "other load": f"{100 * other / secs:.0f} %",
                                  "peak RSS": "–", "target": "–", "result": "info"})
                 report["bare"] = {k: {"seconds": v, "rate": args.projects / v} for k, v in bare.items()}
@@ -581,7 +614,7 @@ def main(argv: list[str] | None = None) -> int:
                             shutil.copy(raw, Path(args.raw) / raw.name)
                     print(f"{described} / {label}: {result.wall_s:.2f} s wall ({rate:.0f}/s), engine "
                           f"{result.engine_s:.1f} s, CPU {result.cpu_s:.1f} s, peak RSS {result.peak_rss_mb:.0f} MB "
-                          f"(sum of {result.processes} processes' peaks; largest simultaneous sum "
+                          f"(sum of {result.processes} processes' peaks: {result.rss_breakdown}; largest simultaneous sum "
                           f"{result.max_tree_rss_mb:.0f} MB), "
                           f"upstream CPU {result.upstream_cpu_s:.1f} s, other load {result.other_cpu_s:.1f} s; statuses {result.statuses}; "
                           f"{' | '.join(sorted(set(result.summaries)))[:300]}", file=sys.stderr)

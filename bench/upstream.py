@@ -252,6 +252,7 @@ class Upstream:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body are two writes: Nagle + delayed ACK would cost 40 ms
     pages: dict[str, tuple[bytes, str, str]] = {}
     log_file = None
     log_lock = threading.Lock()

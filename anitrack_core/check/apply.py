@@ -2,9 +2,10 @@
 
 New versions (every one, not only the newest) and the project's check fields
 (latest_version, cursor, logs, check_successful, error_counter, last/next
-check, upstream validators) are written together; a failed check changes only
-the check fields and never the stored versions.  A dry run computes the same
-and rolls back.
+check, upstream validators) are written together, with the events announcing
+new versions (``project.version.update`` and ``.v2``, agent "anitrack"); a
+failed check changes only the check fields and never the stored versions.  A
+dry run computes the same and rolls back, announcing nothing.
 """
 
 from __future__ import annotations
@@ -12,7 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
+from peewee import PostgresqlDatabase
+
+from .. import events
 from ..db.models import Project, ProjectVersion
+from ..events import messages
 from ..listing import VersionListing, list_versions
 from ..versions import VersionScheme
 from .fetch import FetchOutcome
@@ -53,12 +58,26 @@ def new_versions(outcome: FetchOutcome, stored: list[str], scheme: VersionScheme
     return fresh
 
 
+def _announce_new_versions(project_id: int, scheme: VersionScheme, listing: VersionListing,
+                           old_version: str | None, new_raws: list[str]) -> None:
+    """Write ``project.version.update`` and ``.v2`` for the versions a check stored (same transaction)."""
+    project = Project.get_by_id(project_id)
+    ascending = [scheme.display(raw) for raw in reversed(scheme.newest_first(new_raws))]
+    v1, v2 = messages.versions_found(project, listing, old_version, ascending, messages.packages_json(project_id))
+    events.record("project.version.update", v1, project_id=project_id)
+    events.record("project.version.update.v2", v2, project_id=project_id)
+
+
 def apply_outcome(outcome: FetchOutcome, scheme: VersionScheme, *, now: datetime, interval: timedelta,
                   dry_run: bool = False) -> AppliedCheck:
     """Write *outcome* for its project in one transaction (a savepoint inside an outer one)."""
     db = Project._meta.database
     project_id = outcome.spec.id
     with db.atomic() as transaction:
+        if not isinstance(db.obj, PostgresqlDatabase):
+            # write first: SQLite refuses ("database is locked", at once) a transaction that read and then
+            # writes after another connection committed in between (the events publisher commits often)
+            Project.update(last_check=now).where(Project.id == project_id).execute()
         old_version, error_counter, stored_listing = (
             Project.select(Project.latest_version, Project.error_counter, Project.version_listing)
             .where(Project.id == project_id).tuples().get())
@@ -91,7 +110,7 @@ def apply_outcome(outcome: FetchOutcome, scheme: VersionScheme, *, now: datetime
                 changes[Project.version_listing] = listing.to_json(scheme)
             changes[Project.logs] = LOG_NEW if fresh else LOG_NOTHING_NEW
             changes[Project.latest_version] = listing.versions[0] if listing.versions else None
-            cursor = next((rv.cursor for rv in fresh if rv.version == listing.newest_raw and rv.cursor), None)
+            cursor = next((rv.cursor for rv in outcome.versions if rv.version == listing.newest_raw and rv.cursor), None)
             if cursor:
                 changes[Project.latest_version_cursor] = cursor
         if listing is None:  # a failed check of a project whose listing is not stored: compute it to answer
@@ -100,6 +119,8 @@ def apply_outcome(outcome: FetchOutcome, scheme: VersionScheme, *, now: datetime
         Project.update(changes).where(Project.id == project_id).execute()
         if dry_run:
             transaction.rollback()
+        elif fresh:
+            _announce_new_versions(project_id, scheme, listing, old_version, [rv.version for rv in fresh])
     found = list_versions(scheme, [rv.version for rv in outcome.versions]).versions
     fresh_display = [scheme.display(raw) for raw in scheme.newest_first(rv.version for rv in fresh)]
     result = CheckResult(new_versions=fresh_display, found_versions=found, error=outcome.error,

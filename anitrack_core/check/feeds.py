@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import xml.etree.ElementTree as ElementTree
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..backend import Backend, FeedEntry
@@ -83,13 +83,15 @@ def rss_items(content: bytes, url: str) -> list[dict[str, str]]:
     return items
 
 
-def _names_by_backend(plugins: Any, http_client: Any) -> Iterable[tuple[type, set[str]]]:
+def _names_by_backend(plugins: Any, http_client: Any,
+                      backend_for: Callable[[str], Backend] | None) -> Iterable[tuple[type, set[str]]]:
     for backend_cls in plugins.backends:
         if not implements_feed(backend_cls):
             continue
         http = http_client.for_check() if hasattr(http_client, "for_check") else http_client
         try:
-            entries = backend_cls().recent_releases(http)
+            backend = backend_for(backend_cls.name) if backend_for is not None else backend_cls()
+            entries = backend.recent_releases(http)
         except AnitrackError as exc:
             log.warning("feed of backend %s skipped: %s", backend_cls.name, exc)
             continue
@@ -103,25 +105,30 @@ def _names_by_backend(plugins: Any, http_client: Any) -> Iterable[tuple[type, se
             yield backend_cls, names
 
 
-def projects_named_by_feeds(plugins: Any, http_client: Any) -> list[int]:
+def projects_named_by_feeds(plugins: Any, http_client: Any, *,
+                            backend_for: Callable[[str], Backend] | None = None) -> list[int]:
     """The ids of the stored, non-archived projects that the backends' feeds name.
 
     For each registered backend that implements :meth:`Backend.recent_releases`,
     its feed is read and the projects of that backend whose name appears in it
     (compared case-insensitively, within the backend's ecosystem when it has
-    one) are collected.  A feed that fails is logged and skipped.
+    one) are collected.  A feed that fails is logged and skipped.  Needs a
+    bound database (:data:`anitrack_core.db.models.database_proxy`).
 
     :param plugins: the loaded :class:`anitrack_core.plugins.Plugins`.
     :param http_client: the process's :class:`anitrack_core.check.http.HttpClient`
         (each feed gets its own per-check client, so its own deadline), or an
         object with the ``CheckHttp`` interface used as it is.
+    :param backend_for: ``backend_for(name)`` gives the backend instance to ask
+        (the engine passes :meth:`Checker.backend`, whose instances are
+        configured); by default each backend class is instantiated with no
+        arguments.
     :returns: project ids, each once, grouped by backend in registration order.
-    Needs a bound database (:data:`anitrack_core.db.models.database_proxy`).
     """
     from ..db.models import Project
 
     found: dict[int, None] = {}
-    for backend_cls, names in _names_by_backend(plugins, http_client):
+    for backend_cls, names in _names_by_backend(plugins, http_client, backend_for):
         ecosystem = plugins.ecosystems.for_backend(backend_cls.name)
         ordered = sorted(names)
         for start in range(0, len(ordered), _CHUNK):

@@ -69,6 +69,12 @@ class HttpClient:
         ``policy.allow_private`` is set.
     :param ca_certs: a PEM bundle of the certificate authorities to trust
         (default: requests' bundle).
+    :param adapter: a :class:`requests.adapters.BaseAdapter` to send every
+        ``http://`` and ``https://`` request through instead of the guarded
+        one (tests: :class:`anitrack_core.testing_replay.ReplayAdapter` plays
+        recorded answers; no name resolution, no network).  Everything else
+        of the client (User-Agent, conditional headers, deadline, size cap,
+        redirects) works the same over it.
     """
 
     def __init__(
@@ -78,6 +84,7 @@ class HttpClient:
         resolver: netguard.Resolver | None = None,
         address_check: netguard.AddressCheck | None = None,
         ca_certs: str | None = None,
+        adapter: requests.adapters.BaseAdapter | None = None,
     ) -> None:
         self.policy = policy
         guard = netguard.AddressGuard(
@@ -86,17 +93,20 @@ class HttpClient:
             check=address_check or netguard.refusal_reason,
         )
         self._sessions = {
-            False: self._session(guard, verify=ca_certs or True),
-            True: self._session(guard, verify=False),
+            False: self._session(guard, verify=ca_certs or True, adapter=adapter),
+            True: self._session(guard, verify=False, adapter=adapter),
         }
 
-    def _session(self, guard: netguard.AddressGuard, *, verify: bool | str) -> requests.Session:
+    def _session(
+        self, guard: netguard.AddressGuard, *, verify: bool | str, adapter: requests.adapters.BaseAdapter | None
+    ) -> requests.Session:
         session = requests.Session()
         session.trust_env = False  # no proxies, .netrc or CA bundle from the environment
         session.verify = verify
         session.headers["User-Agent"] = self.policy.user_agent
         session.cookies.set_policy(NoCookies())  # checks of different projects share nothing
-        adapter = transport.GuardedAdapter(guard, insecure=verify is False)
+        if adapter is None:
+            adapter = transport.GuardedAdapter(guard, insecure=verify is False)
         session.mount("http://", adapter)
         session.mount("https://", adapter)
         return session

@@ -25,7 +25,9 @@ import peewee
 
 from ..backend import Backend
 from ..db.models import Package, Project, ProjectVersion, Run, utcnow
+from ..db.projects import delete_project
 from ..errors import AnitrackError, NotFoundError, RateLimitError
+from ..events import SYSTEM_AGENT
 from ..listing import SchemeCache
 from .apply import AppliedCheck, apply_outcome
 from .fetch import FetchOutcome, fetch_versions
@@ -316,5 +318,5 @@ class Checker:
             return 0
         log.info("deleting project %s (%s): %d failed checks and no versions", pid, applied.snapshot.name,
                  applied.snapshot.error_counter)
-        Project.delete().where(Project.id == pid).execute()
+        delete_project(Project.get_by_id(pid), agent=SYSTEM_AGENT)
         return 1

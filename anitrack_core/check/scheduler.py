@@ -1,12 +1,22 @@
-"""The in-process scheduler of ``anitrack serve``: a pass over the due projects, then a pause."""
+"""The in-process scheduler of ``anitrack serve``: a pass over the due projects, then a pause.
+
+Before each pass the feeds of recent releases (see :mod:`anitrack_core.check.feeds`)
+are read, and the stored projects they name are moved to the front of the pass.
+"""
 
 from __future__ import annotations
 
 import logging
 import threading
 
-from ..db.models import database_proxy
+from datetime import datetime
+
+from ..db.models import Project, database_proxy
+from .feeds import projects_named_by_feeds
 from .runner import Checker
+
+#: the next_check of projects a feed named: before every other due project
+FIRST = datetime(1970, 1, 1)
 
 log = logging.getLogger(__name__)
 
@@ -27,10 +37,19 @@ class Scheduler:
         self._stop.set()
         self._thread.join(timeout)
 
+    def promote_feed_projects(self) -> int:
+        """Make the projects the feeds name due first; returns how many."""
+        ids = projects_named_by_feeds(self.checker.plugins, self.checker.http, backend_for=self.checker.backend)
+        if not ids:
+            return 0
+        return Project.update(next_check=FIRST).where(Project.id.in_(ids)).execute()
+
     def _loop(self) -> None:
         while not self._stop.is_set():
             try:
                 with database_proxy.connection_context():
+                    if self.checker.settings.use_feeds:
+                        self.promote_feed_projects()
                     summary = self.checker.run_pass()
                 if summary.checked:
                     log.info("scheduler pass: %s", summary.line())

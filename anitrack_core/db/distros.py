@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import peewee
 
+from .. import events
 from ..errors import AnitrackError
+from ..events import messages
 from .models import Distro
 
 
-def add_distro(name: str) -> tuple[Distro, bool]:
+def add_distro(name: str, *, agent: str | None = None) -> tuple[Distro, bool]:
     """The distribution *name*, created if needed; returns (distro, created).
+
+    A creation is announced as ``distro.add`` by *agent*.
 
     Names compare case-insensitively: adding "fedora" when "Fedora" exists
     returns the existing one.
@@ -22,7 +26,9 @@ def add_distro(name: str) -> tuple[Distro, bool]:
         return existing, False
     try:
         with Distro._meta.database.atomic():
-            return Distro.create(name=name, name_key=name.casefold()), True
+            distro = Distro.create(name=name, name_key=name.casefold())
+            events.record("distro.add", messages.distro_add(distro.name, agent or events.SYSTEM_AGENT))
+            return distro, True
     except peewee.IntegrityError:  # created concurrently
         return Distro.get(Distro.name_key == name.casefold()), False
 

@@ -201,8 +201,24 @@ class OutboxEvent(BaseModel):
     created_on = DateTimeField(default=utcnow)
     published_on = DateTimeField(null=True, index=True)
     attempts = IntegerField(default=0)
+    #: the AMQP message id, fixed when the event is written so that a redelivery carries the same id
+    #: (migration 0004; null for rows written before it)
+    message_id = CharField(max_length=36, null=True)
+
+
+class OutboxLease(BaseModel):
+    """Who relays the outbox now: one publisher at a time, whatever the number of processes.
+
+    The holder renews ``expires_on`` while it works; another publisher takes
+    over once it has passed (migration 0004).
+    """
+
+    name = CharField(max_length=50, primary_key=True)
+    holder = CharField(max_length=255)
+    expires_on = DateTimeField()
 
 
 ALL_MODELS = (
     Distro, Project, Package, ProjectVersion, ProjectFlag, Run, User, UserIdentity, ApiToken, OutboxEvent,
+    OutboxLease,
 )

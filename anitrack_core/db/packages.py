@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import peewee
 
+from .. import events
 from ..errors import AlreadyExistsError, FieldError
+from ..events import messages
 from .models import Distro, Package, Project
 
 
-def map_package(project: Project, distro: Distro, package_name: str) -> Package:
-    """Map *package_name* of *distro* to *project*.
+def map_package(project: Project, distro: Distro, package_name: str, *, agent: str | None = None) -> Package:
+    """Map *package_name* of *distro* to *project*; announces ``project.map.new`` by *agent*.
 
     :raises AlreadyExistsError: the distribution already has a package of that
         name (mapped to this or another project).
@@ -18,7 +20,11 @@ def map_package(project: Project, distro: Distro, package_name: str) -> Package:
         raise FieldError("package_name", "package_name is too long (at most 200 characters)")
     try:
         with Package._meta.database.atomic():
-            return Package.create(project=project, distro=distro, package_name=package_name,
-                                  package_key=package_name.casefold())
+            package = Package.create(project=project, distro=distro, package_name=package_name,
+                                     package_key=package_name.casefold())
+            events.record("project.map.new",
+                          messages.map_new(project, distro.name, package_name, agent or events.SYSTEM_AGENT),
+                          project_id=project.id)
+            return package
     except peewee.IntegrityError:
         raise AlreadyExistsError("package already exists in distribution") from None

@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 import peewee
 
+from .. import events
 from ..errors import AlreadyExistsError, ConfigError, FieldError, UnknownNameError
 from ..check.regex import DEFAULT_ALIAS, InvalidRegexError, compile_user_regex
+from ..events import messages
 from ..listing import SchemeCache, list_versions
 from ..resolve import assign_ecosystem, scheme_for
 from .listings import refresh_listings
@@ -99,8 +101,8 @@ def _apply_ecosystem(plugins: Plugins, project: Project) -> None:
     project.in_ecosystem = assignment.registered
 
 
-def create_project(plugins: Plugins, **fields: Any) -> Project:
-    """Validate *fields* and create the project.
+def create_project(plugins: Plugins, *, agent: str | None = None, **fields: Any) -> Project:
+    """Validate *fields* and create the project; announces ``project.add`` by *agent*.
 
     :raises AnitrackError: a field is missing, malformed or names an unknown
         backend or scheme (the message names the field).
@@ -119,12 +121,20 @@ def create_project(plugins: Plugins, **fields: Any) -> Project:
     project.created_on = project.updated_on = project.next_check = now
     scheme = scheme_for(plugins, project)
     project.version_listing = list_versions(scheme, []).to_json(scheme)
-    _save_or_conflict(project, insert=True)
+    with Project._meta.database.atomic():
+        _save_or_conflict(project, insert=True)
+        events.record("project.add", messages.project_add(project, agent or events.SYSTEM_AGENT),
+                      project_id=project.id)
     return project
 
 
-def update_project(plugins: Plugins, project: Project, **changes: Any) -> dict[str, tuple[Any, Any]]:
-    """Apply *changes*; returns ``{field: (old, new)}`` for the fields that changed."""
+def update_project(plugins: Plugins, project: Project, *, agent: str | None = None,
+                   **changes: Any) -> dict[str, tuple[Any, Any]]:
+    """Apply *changes*; returns ``{field: (old, new)}`` for the fields that changed.
+
+    A change is announced as ``project.edit`` by *agent*, in the same
+    transaction (a caller that rolls the edit back, a dry run, announces nothing).
+    """
     clean = _clean(changes)
     before = {key: getattr(project, key) for key in (*clean, "ecosystem_name")}
     for key, value in clean.items():
@@ -141,6 +151,8 @@ def update_project(plugins: Plugins, project: Project, **changes: Any) -> dict[s
             if LISTING_FIELDS & set(diff):
                 refresh_listings(SchemeCache(plugins), [project.id])
                 project.version_listing = Project.get_by_id(project.id).version_listing
+            events.record("project.edit", messages.project_edit(project, agent or events.SYSTEM_AGENT, diff),
+                          project_id=project.id)
     return diff
 
 
@@ -164,6 +176,13 @@ def find_project(name: str, ecosystem: str) -> Project | None:
             .order_by(Project.id).first())
 
 
-def delete_project(project: Project) -> None:
-    """Delete *project*; the database deletes its versions, packages and flags with it."""
-    project.delete_instance()
+def delete_project(project: Project, *, agent: str | None = None) -> None:
+    """Delete *project*; the database deletes its versions, packages and flags with it.
+
+    Announced as ``project.remove`` by *agent*, in the same transaction.
+    """
+    data = messages.project_json(project)  # read before the transaction, which then starts with its write
+    with Project._meta.database.atomic():
+        project.delete_instance()
+        events.record("project.remove", messages.project_remove(data, agent or events.SYSTEM_AGENT),
+                      project_id=project.id)

@@ -131,3 +131,35 @@ def test_a_large_pass_fetches_in_worker_processes(runtime, add_project, fake_ups
     assert (summary.checked, summary.ok) == (12, 12)
     assert ProjectVersion.select().count() == 24
     assert len(fake_upstream.requests_to("/ok/")) == 12
+
+
+def test_projects_named_by_a_feed_are_checked_first(checker, add_project, fake_upstream, runtime):
+    from anitrack_core import hookimpl
+    from anitrack_core.backend import Backend, FeedEntry
+    from anitrack_core.check.scheduler import Scheduler
+
+    class Indexed(Backend):
+        name = "Indexed"
+
+        def get_versions(self, project, http):
+            return ["1.0"]
+
+        def recent_releases(self, http):
+            http.get(fake_upstream.url("/feed"))
+            return [FeedEntry("Hot", "2.0", None), FeedEntry("unknown", "1.0", None)]
+
+    class Plugin:
+        @hookimpl
+        def anitrack_register_backends(self, registry):
+            registry.add(Indexed)
+
+    runtime.plugins.register(Plugin(), "indexed")
+    fake_upstream.route("/feed", "<rss/>")
+    later = utcnow() + timedelta(hours=1)
+    hot = add_project(name="hot", backend="Indexed")
+    cold = add_project(name="cold", backend="Indexed")
+    Project.update(next_check=later).execute()
+    assert Scheduler(checker, interval=60).promote_feed_projects() == 1
+    assert [p.id for p in Project.select().where(Project.next_check <= utcnow())] == [hot.id]
+    assert checker.run_pass().checked == 1
+    assert Project.get_by_id(cold.id).last_check is None

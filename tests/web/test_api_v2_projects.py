@@ -246,3 +246,21 @@ def test_form_bodies_get_the_same_size_limit_as_json(api):
     response = api.post("/api/v2/projects/", data={"name": "x", "homepage": "https://x.example/",
                                                    "backend": "GitHub", "regex": "a" * 200_000})
     assert response.status_code == 400 and "regex" in response.json()["message"], "read, then refused by length"
+
+
+def test_ecosystem_aliases_resolve(api, runtime):
+    from anitrack_core import hookimpl
+
+    class Cargo:
+        @hookimpl
+        def anitrack_register_ecosystems(self, registry):
+            registry.add(type("Crates", (), {"name": "crates.io", "default_backend": "GitHub", "aliases": ["cargo"]}))
+
+    assert runtime.plugins.register(Cargo(), "cargo-ecosystem").status == "loaded"
+    add_project(api, name="serde", homepage="https://github.com/serde-rs/serde", backend="GitHub")
+    items = api.get("/api/v2/projects/", params={"ecosystem": "Cargo"}).json()["items"]
+    assert [(i["name"], i["ecosystem"]) for i in items] == [("serde", "crates.io")]
+    assert api.get("/api/by_ecosystem/cargo/SERDE").json()["name"] == "serde"
+    response = api.post("/api/v2/packages/", json={"distribution": "Fedora", "package_name": "rust-serde",
+                                                   "project_name": "serde", "project_ecosystem": "CARGO"})
+    assert response.status_code == 201, response.text

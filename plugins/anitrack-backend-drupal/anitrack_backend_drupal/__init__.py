@@ -1,0 +1,86 @@
+"""The ``Drupal6`` and ``Drupal7`` backends: releases of a drupal.org project for one Drupal core.
+
+drupal.org publishes, per project and core branch, an XML release history at
+``https://updates.drupal.org/release-history/<project>/<core>.x`` whose
+``<version>`` elements read ``<core>.x-<version>`` (``7.x-2.1``, ``7.x-3.x-dev``).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from anitrack_core import hookimpl
+from anitrack_core.backend import Backend
+from anitrack_core.check.regex import versions_from_text
+from anitrack_core.errors import BackendError
+
+REGEX_TIMEOUT = 2.0
+_ERROR = re.compile(r"<error>([^<]*)</error>")
+
+
+class DrupalBackend(Backend):
+    """What both core branches share; the subclasses set :attr:`core`."""
+
+    core: str
+    #: the release-history service (a test may point it to a fake upstream)
+    updates = "https://updates.drupal.org"
+
+    @classmethod
+    def short_name(cls, name: str) -> str:
+        """The drupal.org machine name: without a ``Drupal<core>:`` prefix, ``-`` written ``_``."""
+        given = name
+        name = name.strip()
+        prefix = f"drupal{cls.core}:"
+        if name.lower().startswith(prefix):
+            name = name[len(prefix):].strip()
+        name = name.replace("-", "_")
+        if not name or "/" in name:
+            raise BackendError(f"Project {given} was incorrectly set up: its name must be the "
+                               f"drupal.org machine name, optionally prefixed with 'Drupal{cls.core}:'")
+        return name
+
+    @classmethod
+    def history_url(cls, name: str) -> str:
+        return f"{cls.updates}/release-history/{cls.short_name(name)}/{cls.core}.x"
+
+    def get_versions(self, project, http):
+        url = self.history_url(project.name)
+        response = http.get(url, conditional=True)
+        http.raise_for_rate_limit(response)
+        if not response.ok:
+            raise BackendError(f'{project.name}: Server responded with status "{response.status}": '
+                               f'"{response.reason}" - {url}')
+        text = response.text
+        refused = _ERROR.search(text)
+        if refused:
+            raise BackendError(f"{project.name}: {html.unescape(refused.group(1)).strip()} - {url}")
+        pattern = rf"<version>{self.core}\.x-([^<]+)</version>"
+        return versions_from_text(text, pattern, project_name=project.name, url=url, timeout=REGEX_TIMEOUT)
+
+
+def _more_info(core: str, other: str) -> str:
+    return (f"The project name is the drupal.org machine name of the module or theme (the last part of "
+            f"https://www.drupal.org/project/<name>); '-' is read as '_'. A project tracked for both Drupal "
+            f"{core} and Drupal {other} needs two anitrack projects with different names: prefix this one "
+            f"with 'Drupal{core}:' (for example 'Drupal{core}: pathauto'); the prefix is not sent to drupal.org.")
+
+
+class Drupal6Backend(DrupalBackend):
+    name = "Drupal6"
+    core = "6"
+    examples = ["https://www.drupal.org/project/pathauto", "https://www.drupal.org/project/wysiwyg"]
+    more_info = _more_info("6", "7")
+
+
+class Drupal7Backend(DrupalBackend):
+    name = "Drupal7"
+    core = "7"
+    examples = ["https://www.drupal.org/project/pathauto", "https://www.drupal.org/project/wysiwyg"]
+    more_info = _more_info("7", "6")
+
+
+@hookimpl
+def anitrack_register_backends(registry):
+    registry.add(Drupal6Backend)
+    registry.add(Drupal7Backend)

@@ -1,0 +1,95 @@
+"""The Hackage backend on its own: URLs, a fake upstream, and the recorded upstream answers."""
+
+from urllib.parse import urlsplit
+
+import pytest
+
+import anitrack_backend_hackage
+from anitrack_core.check.http import FetchPolicy, HttpClient, NotModified, Validators
+from anitrack_core.check.spec import ProjectSpec
+from anitrack_core.errors import BackendError, RateLimitError
+from anitrack_core.testing_upstream import Answer
+
+BACKEND = "Hackage"
+PATH = "/package/Biobase"
+PAGE = """<a href="/package/Biobase-0.3.1.0">0.3.1.0</a>, <strong>0.3.1.1</strong>
+<a href="/package/Biobase-0.3.1.1/Biobase-0.3.1.1.tar.gz">Download</a>
+<a href="/package/BiobaseXNA-0.9.tar.gz">other</a>"""
+
+
+def spec(name="Biobase", **fields):
+    fields.setdefault("homepage", f"https://hackage.haskell.org/package/{name}")
+    return ProjectSpec(id=None, name=name, backend=BACKEND, **fields)
+
+
+@pytest.fixture
+def http():
+    client = HttpClient(FetchPolicy(user_agent="test", allow_private=True, deadline=5))
+    yield client
+    client.close()
+
+
+def backend_at(fake_upstream):
+    backend = anitrack_backend_hackage.HackageBackend()
+    backend.api_base = fake_upstream.base + urlsplit(backend.api_base).path
+    if hasattr(backend, "feed_url"):
+        backend.feed_url = fake_upstream.url("/feed")
+    return backend
+
+
+def versions(fake_upstream, http, project=None):
+    return backend_at(fake_upstream).get_versions(project or spec(), http.for_check())
+
+
+# ---- the recorded upstream answers (../shared/upstream-recordings, never copied here) ----
+
+@pytest.mark.parametrize("case_id", ["hackage--get-versions--biobase"])
+def test_recorded_case(case_id, register_plugin, recorded_case):
+    """What ``anitrack check --dry-run`` must print for the case: the backend, then the engine's cleaning."""
+    register_plugin(anitrack_backend_hackage, "hackage")
+    recorded_case(case_id)
+
+
+# ---- registration and URLs ----
+
+def test_registers_backend_without_ecosystem(register_plugin, anitrack_plugins):
+    info = register_plugin(anitrack_backend_hackage, "hackage")
+    assert info.status == "loaded", info.error
+    assert anitrack_plugins.backends.get("hackage").name == "Hackage"
+    assert anitrack_plugins.ecosystems.for_backend("Hackage") is None
+
+
+def test_url_comes_from_the_name_only():
+    backend = anitrack_backend_hackage.HackageBackend()
+    assert backend.upstream_url(spec("Hs2lib", version_url="x")) == "https://hackage.haskell.org/package/Hs2lib"
+
+
+# ---- the fake upstream ----
+
+def test_version_of_the_tarball(fake_upstream, http):
+    fake_upstream.route(PATH, PAGE)
+    assert versions(fake_upstream, http) == ["0.3.1.1"]
+
+
+def test_request_is_conditional_and_304_means_nothing_new(fake_upstream, http):
+    fake_upstream.route(PATH, Answer(304))
+    with pytest.raises(NotModified):
+        backend_at(fake_upstream).get_versions(spec(), http.for_check(validators=Validators(etag='"e"')))
+    assert fake_upstream.requests_to(PATH)[0].headers["If-None-Match"] == '"e"'
+
+
+def test_not_found_and_nothing_found(fake_upstream, http):
+    with pytest.raises(BackendError, match=r"^Biobase: no such package on Hackage: http://127\.0\.0\.1:\d+/package/Biobase "):
+        versions(fake_upstream, http)
+    fake_upstream.route(PATH, "<html></html>")
+    with pytest.raises(BackendError, match="^Biobase: no upstream version found"):
+        versions(fake_upstream, http)
+
+
+def test_server_error_and_rate_limit(fake_upstream, http):
+    fake_upstream.route(PATH, Answer(500, ""))
+    with pytest.raises(BackendError, match="status 500"):
+        versions(fake_upstream, http)
+    fake_upstream.route(PATH, Answer(429, ""))
+    with pytest.raises(RateLimitError):
+        versions(fake_upstream, http)

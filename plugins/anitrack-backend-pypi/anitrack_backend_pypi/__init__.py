@@ -1,0 +1,82 @@
+"""The ``PyPI`` backend and the ``pypi`` ecosystem: Python distributions on pypi.org.
+
+Versions come from the JSON API, ``https://pypi.org/pypi/<name>/json``: the
+keys of ``releases``, without the releases whose files are all yanked.  The
+project name is the distribution's name on PyPI; homepage and version_url are
+not used to find it.  ``https://pypi.org/rss/updates.xml`` lists the latest
+uploads (:meth:`PypiBackend.recent_releases`).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from anitrack_core import hookimpl
+from anitrack_core.backend import Backend, FeedEntry
+from anitrack_core.check.feeds import fetch_feed, rss_items
+from anitrack_core.ecosystem import Ecosystem
+from anitrack_core.errors import BackendError
+
+
+def _all_yanked(files: object) -> bool:
+    """A release is yanked when it has files and every one of them is (releases without files are kept)."""
+    return isinstance(files, list) and bool(files) and all(
+        isinstance(item, dict) and item.get("yanked") is True for item in files)
+
+
+class PypiBackend(Backend):
+    name = "PyPI"
+    examples = ["https://pypi.python.org/pypi/arrow", "https://pypi.org/project/fedmsg/"]
+    more_info = ("Set the name to the distribution's name on PyPI (as in https://pypi.org/project/<name>/); "
+                 "homepage and version_url are not used to find it. Releases whose files are all yanked "
+                 "are left out.")
+    #: where the JSON API lives (tests point it at a fake upstream)
+    api_base = "https://pypi.org"
+    feed_url = "https://pypi.org/rss/updates.xml"
+
+    def upstream_url(self, project) -> str:
+        """The JSON API URL of *project* (its version_url is ignored)."""
+        return f"{self.api_base}/pypi/{quote(project.name.strip(), safe='')}/json"
+
+    def get_versions(self, project, http):
+        url = self.upstream_url(project)
+        response = http.get(url, conditional=True)
+        http.raise_for_rate_limit(response)
+        if response.status == 404:
+            raise BackendError(f"Package not found on PyPI: {url}")
+        if not response.ok:
+            raise BackendError(f'{url}: server responded with status {response.status} "{response.reason}"')
+        data = response.json()
+        if not isinstance(data, dict):
+            raise BackendError(f"{url}: unexpected answer from PyPI (not a JSON object)")
+        releases = data.get("releases")
+        if isinstance(releases, dict):
+            return [version for version, files in releases.items() if not _all_yanked(files)]
+        # the API may stop listing releases one day: the current version is better than nothing
+        info = data.get("info")
+        version = info.get("version") if isinstance(info, dict) else None
+        return [version] if isinstance(version, str) and version else []
+
+    def recent_releases(self, http):
+        """The latest uploads: RSS items titled ``<name> <version>``."""
+        entries = []
+        for item in rss_items(fetch_feed(http, self.feed_url).content, self.feed_url):
+            parts = item.get("title", "").rsplit(None, 1)
+            if len(parts) == 2:
+                entries.append(FeedEntry(parts[0], parts[1], f"https://pypi.org/project/{parts[0]}/"))
+        return entries
+
+
+class PypiEcosystem(Ecosystem):
+    name = "pypi"
+    default_backend = "PyPI"
+
+
+@hookimpl
+def anitrack_register_backends(registry):
+    registry.add(PypiBackend)
+
+
+@hookimpl
+def anitrack_register_ecosystems(registry):
+    registry.add(PypiEcosystem)

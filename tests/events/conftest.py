@@ -1,0 +1,116 @@
+"""Events: a runtime with the custom backend, a live HTTP API, and helpers to read the outbox and the wire.
+
+Broker tests use the session's throwaway servers (``anitrack_rabbitmq``,
+``anitrack_redis`` from anitrack_core.testing).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import warnings
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import anitrack_backend_custom
+import pytest
+import requests
+import waitress.server
+
+from anitrack_core.db.models import OutboxEvent
+
+TOKEN_OWNER = "tester@example.org"
+
+
+@pytest.fixture
+def runtime(anitrack_env, monkeypatch):
+    from anitrack_core.db.database import open_database
+    from anitrack_core.db.migrate import upgrade
+    from anitrack_core.runtime import load_runtime
+
+    monkeypatch.setenv("ANITRACK_NO_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.setenv("ANITRACK_CHECK_DEADLINE", "5")
+    upgrade(open_database(anitrack_env["ANITRACK_DATABASE_URL"]))
+    runtime = load_runtime()
+    assert runtime.plugins.register(anitrack_backend_custom, "custom").status == "loaded"
+    yield runtime
+    runtime.db.close_all()
+
+
+@contextmanager
+def live_server(app, threads=4):
+    server = waitress.server.create_server(app, host="127.0.0.1", port=0, threads=threads)
+
+    def run():
+        try:
+            server.run()
+        except OSError:  # the sockets are closed under the loop when the server stops
+            pass
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.effective_port}"
+    finally:
+        server.close()
+        thread.join(timeout=5)
+
+
+@dataclass
+class Api:
+    base: str
+    session: requests.Session
+    runtime: Any
+    token: str
+
+    def get(self, path: str, **kwargs: Any) -> requests.Response:
+        return self.session.get(self.base + path, timeout=10, **kwargs)
+
+    def post(self, path: str, **kwargs: Any) -> requests.Response:
+        return self.session.post(self.base + path, headers={"Authorization": f"Token {self.token}"}, timeout=10,
+                                 **kwargs)
+
+
+@pytest.fixture
+def api(runtime):
+    from anitrack_core.db import accounts
+    from anitrack_web import create_app
+
+    with runtime.db.connection_context():
+        user = accounts.add_user(TOKEN_OWNER, "tester")
+        token = accounts.add_token(user, "tests")
+    session = requests.Session()
+    with live_server(create_app(runtime)) as base:
+        try:
+            yield Api(base, session, runtime, token)
+        finally:
+            session.close()
+
+
+def outbox(runtime) -> list[dict[str, Any]]:
+    """Every outbox row, in id order, with its body decoded."""
+    with runtime.db.connection_context():
+        rows = list(OutboxEvent.select().order_by(OutboxEvent.id).dicts())
+    for row in rows:
+        row["body"] = json.loads(row["body"])
+    return rows
+
+
+def schema_class(topic: str):
+    from fedora_messaging.message import get_class
+
+    return get_class("anitya." + topic)
+
+
+def validated(topic: str, body: dict[str, Any], routing_key: str | None = None):
+    """The anitya-schema message of *topic* with *body*, validated (raises ValidationError)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # the v1 update and removal classes are deprecated
+        message = schema_class(topic)(body=body, topic=routing_key or "org.anitrack." + topic)
+    message.validate()
+    return message
+
+
+PAGE_1 = '<a href="foo-1.0.tar.gz">1.0</a> <a href="foo-1.1.tar.gz">1.1</a> <a href="foo-2.0-beta.tar.gz">b</a>'
+PAGE_2 = PAGE_1 + ' <a href="foo-2.0.tar.gz">2.0</a> <a href="foo-1.2rc1.tar.gz">rc</a>'
