@@ -387,8 +387,9 @@ class RecordedRun:
 def run_recorded_case(case_id: str, backend: Backend | None = None, *, plugins: Any = None) -> RecordedRun:
     """Check the project of the manifest case *case_id* against its cassette and assert its expectation.
 
-    The backend is *backend*, or else the one the case names, looked up in
-    *plugins* (default: the installed plugins).  It fetches through a
+    The backend is *backend* (configured, if it needs settings such as a
+    token), or else the one the case names, looked up in *plugins* (default:
+    the installed plugins) and made with no settings.  It fetches through a
     :class:`ReplayClient` of the case's cassette (no network, no server), then
     the engine cleans and lists the versions as a dry run does
     (:func:`~anitrack_core.check.fetch.fetch_versions`, then
@@ -410,24 +411,17 @@ def run_recorded_case(case_id: str, backend: Backend | None = None, *, plugins: 
     case = next((c for c in manifest["cases"] if c["id"] == case_id), None)
     assert case is not None, f"no case {case_id!r} in {recordings / 'manifest.json'}"
     spec = ProjectSpec(id=None, backend=case["backend"], **case["project"])
-    if backend is None:
-        if plugins is None:
-            from .plugins import load_plugins
+    if plugins is None and (backend is None or spec.version_scheme):
+        from .plugins import load_plugins
 
-            plugins = load_plugins()
+        plugins = load_plugins(autoload=backend is None)
+    if backend is None:
         backend = plugins.backends.get(case["backend"])()
     assert backend.name.casefold() == case["backend"].casefold(), \
         f"case {case_id} is for backend {case['backend']!r}, not {backend.name!r}"
     rules = VersionRules(prefix=spec.version_prefix, pre_release_filter=spec.pre_release_filter,
                          version_filter=spec.version_filter, pattern=spec.version_pattern)
-    if spec.version_scheme:
-        if plugins is None:
-            from .plugins import load_plugins
-
-            plugins = load_plugins(autoload=False)
-        scheme = plugins.schemes.get(spec.version_scheme)(rules)
-    else:
-        scheme = RpmScheme(rules)
+    scheme = plugins.schemes.get(spec.version_scheme)(rules) if spec.version_scheme else RpmScheme(rules)
 
     with ReplayClient(recordings / manifest.get("cassette_dir", "cassettes") / case["cassette"]) as client:
         outcome = fetch_versions(spec, backend, client, scheme)
@@ -446,15 +440,18 @@ def run_recorded_case(case_id: str, backend: Backend | None = None, *, plugins: 
 
     run = RecordedRun(case, spec, outcome, None, sent)
     if case.get("expect_error") or case.get("expect") == "error":
-        assert outcome.error, f"{case_id}: expected an error, got {outcome.versions}"
+        assert outcome.error, f"{case_id}: expected an error, got {[found.version for found in outcome.versions]}"
         return run
     assert outcome.error is None, f"{case_id}: {outcome.error}"
     run.listing = list_versions(scheme, [found.version for found in outcome.versions])
     expected = case["expect_versions"]
+    got = run.versions
     if case.get("order") == "unordered":
-        assert collections.Counter(run.versions) == collections.Counter(expected), run.versions
+        assert collections.Counter(got) == collections.Counter(expected), \
+            f"{case_id}: missing {list((collections.Counter(expected) - collections.Counter(got)).elements())}, " \
+            f"unexpected {list((collections.Counter(got) - collections.Counter(expected)).elements())}"
     else:
-        assert run.versions == expected
+        assert got == expected, f"{case_id}: versions {got}, expected {expected}"
     if "expect_latest" in case:
-        assert run.versions[:1] == [case["expect_latest"]], run.versions[:1]
+        assert got[:1] == [case["expect_latest"]], f"{case_id}: latest {got[:1]}, expected {case['expect_latest']!r}"
     return run

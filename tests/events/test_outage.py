@@ -150,7 +150,6 @@ def test_outage(api, anitrack_rabbitmq, fake_upstream, monkeypatch):
         assert ([m for m in first_deliveries if project_of[m] == project]
                 == [row["message_id"] for row in rows if row["project_id"] == project])
     duplicates = len(received) - len(set(received))
-    print("STATS", len(rows), duplicates, waiting, publisher.failures, max(during_outage))
     assert duplicates <= 2 * len(rows) // 10, f"{duplicates} duplicates: only unconfirmed publishes are resent"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)

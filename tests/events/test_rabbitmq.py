@@ -147,6 +147,7 @@ def test_a_custom_exchange_is_declared_and_used(api, anitrack_rabbitmq, monkeypa
             channel.queue_bind("custom-exchange-test", exchange, routing_key="org.anitrack.#")
             distros.add_distro("Debian")
             assert publisher.relay() == 1
+            assert publisher._producer.channel._confirm_selected, "publisher confirms are on"
             publisher.close()
         (method, properties, body), = drain(channel, "custom-exchange-test", expect=1)
         assert method.exchange == exchange and method.routing_key == "org.anitrack.distro.add"
@@ -154,3 +155,82 @@ def test_a_custom_exchange_is_declared_and_used(api, anitrack_rabbitmq, monkeypa
         channel.exchange_delete(exchange)
     finally:
         connection.close()
+
+
+CALLBACK = '''
+import json, os
+
+def on_event(message):
+    with open(os.environ["EVENTS_SEEN"], "a") as seen:
+        seen.write(json.dumps({"class": type(message).__name__, "topic": message.topic, "id": message.id,
+                               "packages": getattr(message, "packages", None), "agent": message.agent_name}) + "\\n")
+'''
+
+
+def test_fedora_messaging_consume_command_receives_the_events(api, anitrack_rabbitmq, fake_upstream, tmp_path,
+                                                               monkeypatch):
+    """``fedora-messaging consume`` itself (its Twisted consumer), configured as docs/events.md shows."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    monkeypatch.setitem(api.runtime.settings._values, "broker_url", anitrack_rabbitmq.url)
+    queue = f"test-fm-consume-{uuid.uuid4().hex[:8]}"
+    (tmp_path / "anitrack_test_consumer.py").write_text(CALLBACK)
+    (tmp_path / "consumer.toml").write_text(f'''
+amqp_url = "amqp://guest:guest@127.0.0.1:{anitrack_rabbitmq.port}/%2F"
+callback = "anitrack_test_consumer:on_event"
+
+[queues.{queue}]
+durable = true
+auto_delete = true
+exclusive = false
+arguments = {{}}
+
+[[bindings]]
+queue = "{queue}"
+exchange = "amq.topic"
+routing_keys = ["org.anitrack.project.version.update.v2", "org.anitrack.project.map.new", "org.anitrack.project.add"]
+''')
+    seen = tmp_path / "seen.jsonl"
+    env = {**os.environ, "EVENTS_SEEN": str(seen), "PYTHONPATH": str(tmp_path)}
+    consumer = subprocess.Popen([os.path.join(os.path.dirname(sys.executable), "fedora-messaging"), "--conf",
+                                 str(tmp_path / "consumer.toml"), "consume"], env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE)
+    try:
+        connection, channel = pika_channel(anitrack_rabbitmq.url)
+        deadline = time.monotonic() + 30
+        while True:  # wait for the consumer to declare and bind its queue
+            try:
+                channel.queue_declare(queue, passive=True)
+                break
+            except Exception:
+                assert time.monotonic() < deadline and consumer.poll() is None, consumer.stderr.read().decode()
+                connection, channel = pika_channel(anitrack_rabbitmq.url)
+                time.sleep(0.2)
+        connection.close()
+        time.sleep(0.5)  # the bindings follow the queue
+        with api.runtime.db.connection_context():
+            distros.add_distro("Fedora")
+        create(api, fake_upstream)
+        map_to(api, "foo", "Fedora", "python-foo")
+        with api.runtime.db.connection_context():
+            Checker(api.runtime).run_pass(everything=True)
+            publisher = Publisher(api.runtime.settings)
+            assert publisher.relay() == 5
+            publisher.close()
+        deadline = time.monotonic() + 30
+        while (not seen.exists() or len(seen.read_text().splitlines()) < 3) and time.monotonic() < deadline:
+            time.sleep(0.1)
+    finally:
+        consumer.terminate()
+        consumer.wait(timeout=15)
+    got = [json.loads(line) for line in seen.read_text().splitlines()]
+    rows = {row["message_id"]: row for row in outbox(api.runtime)}
+    assert [(m["class"], m["topic"]) for m in got] == [
+        ("ProjectCreated", "org.anitrack.project.add"), ("ProjectMapCreated", "org.anitrack.project.map.new"),
+        ("ProjectVersionUpdatedV2", "org.anitrack.project.version.update.v2")]
+    assert all(m["id"] in rows for m in got)
+    assert got[1]["packages"] == got[2]["packages"] == ["python-foo"]
+    assert [m["agent"] for m in got] == [TOKEN_OWNER, TOKEN_OWNER, "anitrack"]

@@ -12,15 +12,12 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from anitrack_core import hookimpl
-from anitrack_core.backend import Backend, FeedEntry
+from anitrack_core.backend import FeedEntry
+from anitrack_core.backends.page import RegexPageBackend
 from anitrack_core.check.feeds import fetch_feed, rss_items
-from anitrack_core.check.regex import expand_regex, versions_from_text
-from anitrack_core.errors import BackendError
-
-REGEX_TIMEOUT = 2.0
 
 
-class CpanBackend(Backend):
+class CpanBackend(RegexPageBackend):
     name = "CPAN (perl)"
     examples = ["https://metacpan.org/dist/Net-Whois-Raw/", "https://metacpan.org/dist/SOAP/"]
     more_info = ("Set the name to the CPAN distribution's name, with dashes (Net-Whois-Raw for the module "
@@ -29,21 +26,13 @@ class CpanBackend(Backend):
     #: where MetaCPAN lives (tests point it at a fake upstream)
     api_base = "https://metacpan.org"
     feed_url = "https://metacpan.org/feed/recent"
+    not_found = "no such distribution on CPAN"
 
-    def upstream_url(self, project) -> str:
+    def page_url(self, project) -> str:
         """The distribution's page on MetaCPAN (version_url is ignored)."""
         return f"{self.api_base}/dist/{quote(project.name.strip(), safe='')}/"
 
-    def get_versions(self, project, http):
-        url = self.upstream_url(project)
-        response = http.get(url, conditional=True)
-        http.raise_for_rate_limit(response)
-        if response.status == 404:
-            raise BackendError(f"{project.name}: no such distribution on CPAN: {url} (HTTP 404)")
-        if not response.ok:
-            raise BackendError(f'{url}: server responded with status {response.status} "{response.reason}"')
-        return versions_from_text(response.text, expand_regex(None, project.name.strip()),
-                                  project_name=project.name, url=url, timeout=REGEX_TIMEOUT)
+    upstream_url = page_url
 
     def recent_releases(self, http):
         """Recent uploads: RSS items titled ``<distribution>-<version>``."""

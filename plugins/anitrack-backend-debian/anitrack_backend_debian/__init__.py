@@ -9,11 +9,10 @@ project name is the Debian source package name.
 from __future__ import annotations
 
 from anitrack_core import hookimpl
-from anitrack_core.backend import Backend
-from anitrack_core.check.regex import expand_regex, versions_from_text
+from anitrack_core.backends.page import RegexPageBackend
+from anitrack_core.check.regex import expand_regex
 from anitrack_core.errors import BackendError
 
-REGEX_TIMEOUT = 2.0
 #: like the default regex, with Debian's ``.orig`` before the archive extension
 ORIG_TARBALL_REGEX = (
     r"(?i)%(name)s(?:[-_]?(?:minsrc|src|source))?[-_]([^-/_\s]+?)(?:[-_](?:minsrc|src|source|asc))?"
@@ -21,7 +20,7 @@ ORIG_TARBALL_REGEX = (
 )
 
 
-class DebianBackend(Backend):
+class DebianBackend(RegexPageBackend):
     name = "Debian project"
     examples = ["http://ftp.debian.org/debian/pool/main/q/qpdf/", "http://ftp.debian.org/debian/pool/main/g/guake/"]
     #: the archive's pool of the main component (a test may point it to a fake upstream)
@@ -37,15 +36,11 @@ class DebianBackend(Backend):
         initial = name[:4] if name.startswith("lib") else name[:1]
         return f"{cls.pool}/{initial}/{name}/"
 
-    def get_versions(self, project, http):
-        url = self.pool_url(project.name)
-        response = http.get(url, conditional=True)
-        http.raise_for_rate_limit(response)
-        if not response.ok:
-            raise BackendError(f'{project.name}: Server responded with status "{response.status}": '
-                               f'"{response.reason}" - {url}')
-        return versions_from_text(response.text, expand_regex(ORIG_TARBALL_REGEX, project.name.strip()),
-                                  project_name=project.name, url=url, timeout=REGEX_TIMEOUT)
+    def page_url(self, project) -> str:
+        return self.pool_url(project.name)
+
+    def version_regex(self, project) -> str:
+        return expand_regex(ORIG_TARBALL_REGEX, project.name.strip())
 
 
 @hookimpl

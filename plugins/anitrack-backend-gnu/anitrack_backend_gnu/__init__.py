@@ -10,16 +10,14 @@ when none matches, the version sub-directories of the listing
 from __future__ import annotations
 
 from anitrack_core import hookimpl
-from anitrack_core.backend import Backend
-from anitrack_core.check.regex import expand_regex, versions_from_text
+from anitrack_core.backends.page import RegexPageBackend
 from anitrack_core.errors import BackendError
 
-REGEX_TIMEOUT = 2.0
 #: version sub-directories of the listing, when no tarball matches
 DIRECTORY_REGEX = r'href="([0-9][0-9.]*)/"'
 
 
-class GnuBackend(Backend):
+class GnuBackend(RegexPageBackend):
     name = "GNU project"
     examples = ["https://ftpmirror.gnu.org/pub/gnu/gnash/"]
     #: the mirror redirector (a test may point it to a fake upstream)
@@ -33,21 +31,15 @@ class GnuBackend(Backend):
                                "(the directory of https://ftp.gnu.org/gnu/<package>/)")
         return f"{cls.mirror}/gnu/{name}/"
 
-    def get_versions(self, project, http):
-        name = project.name.strip()
-        url = self.package_url(name)
-        response = http.get(url, conditional=True)
-        http.raise_for_rate_limit(response)
-        if not response.ok:
-            raise BackendError(f'{project.name}: Server responded with status "{response.status}": '
-                               f'"{response.reason}" - {url}')
-        page = response.text
+    def page_url(self, project) -> str:
+        return self.package_url(project.name)
+
+    def versions_in(self, text, project, url):
+        """The tarballs' versions, else the version sub-directories."""
         try:
-            return versions_from_text(page, expand_regex(None, name), project_name=project.name, url=url,
-                                      timeout=REGEX_TIMEOUT)
+            return super().versions_in(text, project, url)
         except BackendError:
-            return versions_from_text(page, DIRECTORY_REGEX, project_name=project.name, url=url,
-                                      timeout=REGEX_TIMEOUT)
+            return self.find_versions(text, DIRECTORY_REGEX, project, url)
 
 
 @hookimpl

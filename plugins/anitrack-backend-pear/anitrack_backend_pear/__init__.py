@@ -1,16 +1,18 @@
-"""The ``PEAR`` backend: PHP packages on pear.php.net.
+"""The ``PEAR`` and ``PECL`` backends: PHP packages on pear.php.net, PHP extensions on pecl.php.net.
 
-The versions are the ``<v>`` elements of the package's release list in the
-PEAR REST interface, ``https://pear.php.net/rest/r/<n>/allreleases.xml``,
-where ``<n>`` is the project name in lower case with ``-`` read as ``_``
-(``PHP-UML`` and ``PHP_UML`` both name ``php_uml``).  The channel's RSS feed
-of the latest releases is the feed of recent releases
-(:meth:`PearBackend.recent_releases`).
+Both channels run the same channel server.  The versions are the ``<v>``
+elements of the package's release list in its REST interface,
+``https://<channel>/rest/r/<n>/allreleases.xml``, where ``<n>`` is the
+project name in lower case with ``-`` read as ``_`` (``PHP-UML`` and
+``PHP_UML`` both name ``php_uml``; ``APCu`` names ``apcu``, ``pecl-http``
+names ``pecl_http``).  The channel's RSS feed of the latest releases is the
+feed of recent releases (:meth:`ChannelBackend.recent_releases`).
 """
 
 from __future__ import annotations
 
 import re
+from typing import ClassVar
 from urllib.parse import quote
 
 from anitrack_core import hookimpl
@@ -21,14 +23,19 @@ from anitrack_core.errors import BackendError
 _VERSION = re.compile(r"<v>\s*([^<\s]+)\s*</v>")
 
 
-class PearBackend(Backend):
-    name = "PEAR"
-    examples = ["https://pear.php.net/package/Auth/", "https://pear.php.net/package/PHP_UML"]
-    more_info = ("Set the name to the package's name on pear.php.net (letter case and '-' for '_' do not "
-                 "matter: PHP_UML, php-uml); version_url is not used.")
+def _more_info(site: str, examples: str) -> str:
+    return (f"Set the name to the package's name on {site} (letter case and '-' for '_' do not "
+            f"matter: {examples}); version_url is not used.")
+
+
+class ChannelBackend(Backend):
+    """What both channels share; the subclasses set :attr:`site`, :attr:`api_base` and :attr:`feed_url`."""
+
+    #: the channel's site, for the packages' homepages
+    site: ClassVar[str]
     #: the channel's server (tests point it at a fake upstream)
-    api_base = "https://pear.php.net"
-    feed_url = "https://pear.php.net/feeds/latest.rss"
+    api_base: str
+    feed_url: str
 
     @staticmethod
     def package_key(name: str) -> str:
@@ -64,13 +71,32 @@ class PearBackend(Backend):
             if len(parts) != 2:
                 continue
             name, version = parts
-            homepage = f"https://pear.php.net/package/{name}"
+            homepage = f"{self.site}/package/{name}"
             entries.append(FeedEntry(name, version, homepage))
             if "_" in name:
                 entries.append(FeedEntry(name.replace("_", "-"), version, homepage))
         return entries
 
 
+class PearBackend(ChannelBackend):
+    name = "PEAR"
+    examples = ["https://pear.php.net/package/Auth/", "https://pear.php.net/package/PHP_UML"]
+    more_info = _more_info("pear.php.net", "PHP_UML, php-uml")
+    site = "https://pear.php.net"
+    api_base = "https://pear.php.net"
+    feed_url = "https://pear.php.net/feeds/latest.rss"
+
+
+class PeclBackend(ChannelBackend):
+    name = "PECL"
+    examples = ["https://pecl.php.net/package/inotify", "https://pecl.php.net/package/gnupg"]
+    more_info = _more_info("pecl.php.net", "pecl_http, pecl-http")
+    site = "https://pecl.php.net"
+    api_base = "https://pecl.php.net"
+    feed_url = "https://pecl.php.net/feeds/latest.rss"
+
+
 @hookimpl
 def anitrack_register_backends(registry):
     registry.add(PearBackend)
+    registry.add(PeclBackend)

@@ -1,0 +1,1 @@
+"""Base classes that backend plugins may build on (:mod:`anitrack_core.backends.page`)."""
