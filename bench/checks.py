@@ -1,7 +1,7 @@
 """Check-engine benchmark: `anitrack check --all` over 10,000 `custom` projects on a loopback upstream.
 
-    apt-get update && apt-get install -y nginx-light      # the fake upstream (else a slow Python one)
-    /work/venv/bin/python bench/checks.py [--projects 10000] [--processes 1,2] [--concurrency 8,32,64]
+    apt-get update && apt-get install -y nginx-light      # the fake upstream (else a slower Python one)
+    /work/venv/bin/python bench/checks.py [--projects 10000] [--processes default,1] [--concurrency 8,32,64]
 
 It prints figures against the targets of the performance issue; it is not a
 test.  What it does (details in bench/README.md, section "Check engine"):
@@ -11,18 +11,23 @@ test.  What it does (details in bench/README.md, section "Check engine"):
 2. seeds a fresh SQLite file with the current schema and N projects on the
    ``custom`` backend, all due, whose version_url is their page;
 3. times a bare keep-alive ``requests`` loop over the same URLs (one thread,
-   one Session, no parsing, no database): plain GETs, then with If-None-Match;
-4. for each concurrency setting, on a fresh copy of the seeded file: runs
+   one Session, no parsing, no database): plain GETs, then with If-None-Match,
+   then plain GETs on a default Session (which reads proxies and .netrc);
+4. for each combination of settings, on a fresh copy of the seeded file: runs
    ``anitrack check --all`` as a subprocess twice (pass 1: everything new;
-   pass 2: everything answers 304), measuring wall time, CPU and peak RSS, and
+   pass 2: everything answers 304), measuring wall time, CPU, the peak RSS of
+   the process tree and the CPU the rest of the machine used meanwhile, and
    verifies the stored versions and the statuses nginx answered;
-5. prints a table, and removes the temporary directory and stops nginx.
+5. prints a table (and, with ``--py-spy``, where each process's time goes),
+   stops nginx and removes the temporary directory.
 
 ``--processes`` and ``--concurrency`` set ANITRACK_CHECK_PROCESSES (worker
 processes that fetch during a large pass) and ANITRACK_CHECK_CONCURRENCY
-(checks in flight, split between them); ``--shards N`` instead runs N
-independent ``anitrack check --project ID ...`` commands at once on the same
-file (as a scheduler and an operator's command would).
+(checks in flight, split between them), ``--per-host`` ANITRACK_CHECK_PER_HOST;
+``--hosts N`` spreads the projects over N loopback addresses (the per-host
+limit applies per address); ``--shards N`` runs N independent ``anitrack check
+--project ID ...`` commands at once on the same file, as a scheduler and an
+operator's command would.
 """
 
 from __future__ import annotations
@@ -269,7 +274,8 @@ class TreeMemory:
                 hwm, rss = _memory_kib(pid)
                 if hwm:
                     self.peaks[pid] = max(self.peaks.get(pid, 0), hwm)
-                    if pid not in self.roles:
+                    if pid not in self.roles or self.roles[pid].startswith("engine"):
+                        # read again until it is known: a spawned worker shows its parent's command until it execs
                         try:
                             command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
                         except OSError:
@@ -472,7 +478,7 @@ def print_table(rows: list[dict[str, str]]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--projects", type=int, default=10_000)
+    parser.add_argument("--projects", type=int, default=10_000, help="projects (and pages) (default 10000)")
     parser.add_argument("--processes", default="default",
                         help="comma-separated ANITRACK_CHECK_PROCESSES values (fetching worker processes; "
                              "0: one per core, 1: none); 'default' leaves the setting alone (default: %(default)s)")
@@ -487,7 +493,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="ANITRACK_CHECK_PER_HOST for the engine (default: the engine's own, 4)")
     parser.add_argument("--hosts", type=int, default=1,
                         help="spread the projects over this many loopback addresses 127.0.0.1..N (default 1)")
-    parser.add_argument("--server", choices=("auto", "nginx", "python"), default="auto")
+    parser.add_argument("--server", choices=("auto", "nginx", "python"), default="auto",
+                        help="the fake upstream: nginx if installed (auto), or the Python fallback")
     parser.add_argument("--no-bare", action="store_true", help="skip the bare requests loops")
     parser.add_argument("--wait-idle", type=float, default=300.0, metavar="S",
                         help="before each measurement, wait up to S seconds for the rest of the machine to be "

@@ -13,8 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
-from peewee import PostgresqlDatabase
-
 from .. import events
 from ..db.models import Project, ProjectVersion
 from ..events import messages
@@ -74,10 +72,6 @@ def apply_outcome(outcome: FetchOutcome, scheme: VersionScheme, *, now: datetime
     db = Project._meta.database
     project_id = outcome.spec.id
     with db.atomic() as transaction:
-        if not isinstance(db.obj, PostgresqlDatabase):
-            # write first: SQLite refuses ("database is locked", at once) a transaction that read and then
-            # writes after another connection committed in between (the events publisher commits often)
-            Project.update(last_check=now).where(Project.id == project_id).execute()
         old_version, error_counter, stored_listing = (
             Project.select(Project.latest_version, Project.error_counter, Project.version_listing)
             .where(Project.id == project_id).tuples().get())

@@ -50,9 +50,12 @@ def _sqlite(url: str) -> peewee.Database:
         parent = Path(path).expanduser().parent
         if not parent.is_dir():
             raise StoreError(f"cannot open SQLite database {path}: directory {parent} does not exist")
+    # transactions take the write lock when they begin (BEGIN IMMEDIATE): one that read first and
+    # wrote later would otherwise fail at once with "database is locked" when another connection
+    # committed in between, instead of waiting its turn (busy_timeout)
     return PooledSqliteDatabase(
         path, pragmas=SQLITE_PRAGMAS, max_connections=POOL_SIZE, stale_timeout=POOL_STALE_SECONDS,
-        timeout=POOL_WAIT_SECONDS, check_same_thread=False,
+        timeout=POOL_WAIT_SECONDS, check_same_thread=False, lock_type="IMMEDIATE",
     )
 
 

@@ -150,10 +150,6 @@ class Publisher:
         """A signal receiver: there is something new in the outbox."""
         self._wake.set()
 
-    @property
-    def stopping(self) -> bool:
-        return self._stopping.is_set()
-
     def run(self) -> None:
         """Relay until stopped: after each wake-up or every *poll_interval* seconds, with backoff on failure."""
         backoff = 0.0
@@ -167,21 +163,22 @@ class Publisher:
                 except Exception as exc:  # broker or database: the events wait in the outbox
                     backoff = min(self.max_backoff, backoff * 2 if backoff else self.min_backoff)
                     self.failures += 1
-                    if self.last_error is None:
+                    if self.last_error is None:  # once per outage; a database problem with its traceback
                         log.warning("events wait in the outbox: %s (retrying, at most every %g s)", exc,
-                                    self.max_backoff)
+                                    self.max_backoff, exc_info=not isinstance(exc, BrokerError))
                     else:
                         log.debug("publisher still failing: %s", exc)
                     self.last_error = str(exc) or type(exc).__name__
-                    if not isinstance(exc, (BrokerError,)):
-                        log.debug("publisher failure", exc_info=True)
                     self._stopping.wait(backoff)
                     continue
                 if self.last_error is not None:
-                    log.warning("broker reachable again; relayed %d waiting event(s)", sent)
+                    log.warning("events flow again; relayed %d waiting event(s)", sent)
                     self.last_error = None
                 backoff = 0.0
-                self._wake.wait(self.poll_interval)
+                if self.holds_lease:
+                    self._wake.wait(self.poll_interval)
+                else:  # another publisher relays: try for the lease now and then, not at every change
+                    self._stopping.wait(self.lease.total_seconds() / 3)
         finally:
             self.close()
 
@@ -222,27 +219,25 @@ class Publisher:
 
     def _publish_rows(self, rows: list[OutboxEvent]) -> int:
         """Publish *rows* in order, stamping the accepted ones; returns how many were accepted."""
-        done = 0  # rows[:done] were accepted by the broker
+        done = 0
         unstamped: list[int] = []
-        try:
-            producer = self._ensure_producer()
-            for row in rows:
-                if self._stopping.is_set():
+        for row in rows:
+            if self._stopping.is_set():
+                break
+            try:
+                self._publish(self._ensure_producer(), row)
+            except Exception as exc:  # whatever the transport raises: the broker did not take this event
+                self._stamp(unstamped)
+                outbox.count_attempt(row.id)
+                self._close()
+                raise BrokerError(f"cannot publish event {row.id} ({row.topic}) to {self._redacted()}: "
+                                  f"{type(exc).__name__}: {exc}") from exc
+            done += 1
+            unstamped.append(row.id)
+            if time.monotonic() >= self._lease_until - self.lease.total_seconds() / 2:
+                self._stamp(unstamped)  # what was sent is stamped before the lease is renewed
+                if not self._hold_lease():
                     break
-                self._publish(producer, row)
-                done += 1
-                unstamped.append(row.id)
-                if time.monotonic() >= self._lease_until - self.lease.total_seconds() / 2:
-                    self._stamp(unstamped)  # what was sent is stamped before the lease is renewed
-                    if not self._hold_lease():
-                        break
-        except Exception as exc:
-            self._stamp(unstamped)
-            failed = rows[done]
-            outbox.count_attempt(failed.id)
-            self._close()
-            raise BrokerError(f"cannot publish event {failed.id} ({failed.topic}) to {self._redacted()}: "
-                              f"{type(exc).__name__}: {exc}") from exc
         self._stamp(unstamped)
         return done
 

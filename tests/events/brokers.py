@@ -26,7 +26,8 @@ def bound_queue(channel: Any, name: str, exchange: str, keys: list[str]) -> None
     channel.queue_purge(name)
 
 
-def drain(channel: Any, queue: str, *, expect: int | None = None, timeout: float = 15.0) -> list[tuple[Any, Any, bytes]]:
+def drain(channel: Any, queue: str, *, expect: int | None = None,
+          timeout: float = 15.0) -> list[tuple[Any, Any, bytes]]:
     """Every (method, properties, body) waiting in *queue*, acked; waits up to *timeout* for *expect* of them."""
     received = []
     deadline = time.monotonic() + timeout

@@ -21,6 +21,9 @@ import waitress.server
 from anitrack_core.db.models import OutboxEvent
 
 TOKEN_OWNER = "tester@example.org"
+#: an upstream page for the custom backend's default regex (project "foo"), then the same with more versions
+PAGE_1 = '<a href="foo-1.0.tar.gz">1.0</a> <a href="foo-1.1.tar.gz">1.1</a> <a href="foo-2.0-beta.tar.gz">b</a>'
+PAGE_2 = PAGE_1 + ' <a href="foo-2.0.tar.gz">2.0</a> <a href="foo-1.2rc1.tar.gz">rc</a>'
 
 
 @pytest.fixture
@@ -112,5 +115,16 @@ def validated(topic: str, body: dict[str, Any], routing_key: str | None = None):
     return message
 
 
-PAGE_1 = '<a href="foo-1.0.tar.gz">1.0</a> <a href="foo-1.1.tar.gz">1.1</a> <a href="foo-2.0-beta.tar.gz">b</a>'
-PAGE_2 = PAGE_1 + ' <a href="foo-2.0.tar.gz">2.0</a> <a href="foo-1.2rc1.tar.gz">rc</a>'
+def create(api, upstream, name="foo", path="/dl/", page=PAGE_1):
+    upstream.route(path, page)
+    answer = api.post("/api/v2/projects/", json={"name": name, "homepage": f"https://{name}.example/",
+                                                 "backend": "custom", "version_url": upstream.url(path)})
+    assert answer.status_code == 201, answer.text
+    return answer.json()["id"]
+
+
+def map_to(api, name, distro, package):
+    answer = api.post("/api/v2/packages/", json={"distribution": distro, "package_name": package,
+                                                 "project_name": name, "project_ecosystem": f"https://{name}.example/"})
+    assert answer.status_code == 201, answer.text
+

@@ -29,8 +29,7 @@ from anitrack_core.events import messages
 from anitrack_core.events.publisher import Publisher
 
 from .brokers import bound_queue, drain, fedora_messages, pika_channel
-from .conftest import PAGE_1, PAGE_2, outbox
-from .test_outbox import create, map_to
+from .conftest import PAGE_1, PAGE_2, map_to, outbox
 
 #: a request of this test takes milliseconds; this bound only catches one that waits for the broker
 PROMPT = 2.0

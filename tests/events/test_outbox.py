@@ -13,26 +13,12 @@ import pytest
 
 from anitrack_core import events
 from anitrack_core.check.runner import Checker
-from anitrack_core.db import distros, packages, projects
+from anitrack_core.db import distros, projects
 from anitrack_core.db.models import OutboxEvent, Project, utcnow
 from anitrack_core.events import signals
 from anitrack_core.events.publisher import BrokerError, Publisher, wire_headers
 
-from .conftest import PAGE_1, PAGE_2, TOKEN_OWNER, outbox, validated
-
-
-def create(api, upstream, name="foo", path="/dl/", page=PAGE_1):
-    upstream.route(path, page)
-    answer = api.post("/api/v2/projects/", json={"name": name, "homepage": f"https://{name}.example/",
-                                                 "backend": "custom", "version_url": upstream.url(path)})
-    assert answer.status_code == 201, answer.text
-    return answer.json()["id"]
-
-
-def map_to(api, name, distro, package):
-    answer = api.post("/api/v2/packages/", json={"distribution": distro, "package_name": package,
-                                                 "project_name": name, "project_ecosystem": f"https://{name}.example/"})
-    assert answer.status_code == 201, answer.text
+from .conftest import PAGE_2, TOKEN_OWNER, create, map_to, outbox, validated
 
 
 def test_every_action_writes_one_event_that_validates(api, fake_upstream):
@@ -240,7 +226,7 @@ def test_wire_headers_are_those_fedora_messaging_builds(api, fake_upstream):
         assert ours["sent-at"] == "2026-11-21T04:41:57+00:00"
         assert datetime.fromisoformat(theirs["sent-at"]).tzinfo == timezone.utc
         assert {k: v for k, v in ours.items() if k != "sent-at"} == {k: v for k, v in theirs.items() if k != "sent-at"}
-        assert get_class(ours["fedora_messaging_schema"]).__name__ == type(validated(row["topic"], row["body"])).__name__
+        assert get_class(ours["fedora_messaging_schema"]) is type(validated(row["topic"], row["body"]))
     v2 = next(row for row in outbox(api.runtime) if row["topic"] == "project.version.update.v2")
     assert wire_headers(v2["topic"], v2["body"], written)["fedora_messaging_rpm_python-foo"] is True
     assert not any(key.startswith("fedora_messaging_rpm_foo") for key in wire_headers(v2["topic"], v2["body"], written))

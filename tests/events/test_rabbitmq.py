@@ -25,8 +25,7 @@ from anitrack_core.db.models import Project
 from anitrack_core.events.publisher import Publisher
 
 from .brokers import bound_queue, drain, fedora_messages, pika_channel
-from .conftest import PAGE_1, PAGE_2, TOKEN_OWNER, outbox, schema_class
-from .test_outbox import create, map_to
+from .conftest import PAGE_1, PAGE_2, TOKEN_OWNER, create, map_to, outbox, schema_class
 
 PROD = "org.release-monitoring.prod.anitya"
 

@@ -17,8 +17,7 @@ from kombu import Connection, Exchange, Queue
 
 from anitrack_core.db import distros
 
-from .conftest import outbox, validated
-from .test_outbox import create, map_to
+from .conftest import create, map_to, outbox, validated
 
 
 def test_kombu_consumer_on_redis_receives_every_event_in_order(api, anitrack_redis, anitrack_env, fake_upstream):
