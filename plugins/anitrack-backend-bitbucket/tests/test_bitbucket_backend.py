@@ -6,7 +6,7 @@ import pytest
 
 import anitrack_backend_bitbucket
 from anitrack_backend_bitbucket import BitBucketBackend
-from anitrack_core.check.http import FetchPolicy, HttpClient, NotModified
+from anitrack_core.check.http import NotModified
 from anitrack_core.check.spec import ProjectSpec
 from anitrack_core.errors import BackendError, RateLimitError
 from anitrack_core.testing_upstream import Answer
@@ -19,13 +19,6 @@ TAGS = json.dumps({"pagelen": 10, "values": [{"name": "v18.1.0", "type": "tag"},
 
 
 @pytest.fixture
-def http():
-    client = HttpClient(FetchPolicy(user_agent="test", allow_private=True, deadline=10))
-    yield client
-    client.close()
-
-
-@pytest.fixture
 def api(fake_upstream, monkeypatch):
     monkeypatch.setattr(BitBucketBackend, "api", fake_upstream.base)
     return fake_upstream
@@ -35,8 +28,8 @@ def project(homepage="https://bitbucket.org/cherrypy/cherrypy", **fields):
     return ProjectSpec(id=None, name="cherrypy", homepage=homepage, backend="BitBucket", **fields)
 
 
-def versions(http, **fields):
-    return BitBucketBackend().get_versions(project(**fields), http.for_check())
+def versions(anitrack_http, **fields):
+    return BitBucketBackend().get_versions(project(**fields), anitrack_http.for_check())
 
 
 def test_registers(register_plugin, anitrack_plugins):
@@ -67,37 +60,37 @@ def test_bad_set_up(fields):
         BitBucketBackend.tags_url(project(**fields))
 
 
-def test_tags(api, http):
+def test_tags(api, anitrack_http):
     api.route(API_PATH, Answer(200, TAGS, {"Content-Type": "application/json"}))
-    assert versions(http) == ["v18.1.0", "v18.0.1"]
+    assert versions(anitrack_http) == ["v18.1.0", "v18.0.1"]
     assert len(api.requests) == 1 and "If-Modified-Since" in api.requests[0].headers
 
 
-def test_no_tag(api, http):
+def test_no_tag(api, anitrack_http):
     api.route(API_PATH, '{"pagelen": 10, "values": []}')
-    assert versions(http) == []
+    assert versions(anitrack_http) == []
 
 
-def test_not_modified(api, http):
+def test_not_modified(api, anitrack_http):
     api.route(API_PATH, Answer(304))
     with pytest.raises(NotModified):
-        versions(http)
+        versions(anitrack_http)
 
 
-def test_unknown_repository(api, http):
+def test_unknown_repository(api, anitrack_http):
     api.route(API_PATH, Answer(404, '{"type": "error", "error": {"message": "Repository not found"}}'))
     with pytest.raises(BackendError, match='^Could not retrieve versions from Bitbucket API: .* status 404'):
-        versions(http)
+        versions(anitrack_http)
 
 
 @pytest.mark.parametrize("body", ["<html>", '["v1.0"]', '{"values": {}}'])
-def test_malformed_answer(api, http, body):
+def test_malformed_answer(api, anitrack_http, body):
     api.route(API_PATH, body)
     with pytest.raises(BackendError, match="^Could not retrieve versions from Bitbucket API: "):
-        versions(http)
+        versions(anitrack_http)
 
 
-def test_rate_limited(api, http):
+def test_rate_limited(api, anitrack_http):
     api.route(API_PATH, Answer(429, "", {"Retry-After": "120"}))
     with pytest.raises(RateLimitError):
-        versions(http)
+        versions(anitrack_http)

@@ -4,7 +4,6 @@ import pytest
 
 import anitrack_backend_cgit
 from anitrack_backend_cgit import CgitBackend, tags_url
-from anitrack_core.check.http import FetchPolicy, HttpClient
 from anitrack_core.check.spec import ProjectSpec
 from anitrack_core.errors import BackendError
 from anitrack_core.testing_upstream import Answer
@@ -16,20 +15,13 @@ TAGS = """<table class='list nowrap'>
 </table>"""
 
 
-@pytest.fixture
-def http():
-    client = HttpClient(FetchPolicy(user_agent="test", allow_private=True, deadline=10))
-    yield client
-    client.close()
-
-
 def project(name="cgit", **fields):
     fields.setdefault("homepage", "https://git.example/cgit")
     return ProjectSpec(id=None, name=name, backend="Cgit", **fields)
 
 
-def versions(http, **fields):
-    return CgitBackend().get_versions(project(**fields), http.for_check())
+def versions(anitrack_http, **fields):
+    return CgitBackend().get_versions(project(**fields), anitrack_http.for_check())
 
 
 def test_registers(register_plugin, anitrack_plugins):
@@ -56,35 +48,35 @@ def test_bad_url_set_up(homepage):
         tags_url(project(homepage=homepage))
 
 
-def test_snapshots(fake_upstream, http):
+def test_snapshots(fake_upstream, anitrack_http):
     fake_upstream.route("/cgit/refs/tags", TAGS)
-    assert versions(http, homepage=fake_upstream.url("/cgit/")) == ["1.2.3", "1.2", "0.9"]
+    assert versions(anitrack_http, homepage=fake_upstream.url("/cgit/")) == ["1.2.3", "1.2", "0.9"]
     assert "If-Modified-Since" in fake_upstream.requests[0].headers  # a conditional request
 
 
-def test_name_is_escaped(fake_upstream, http):
+def test_name_is_escaped(fake_upstream, anitrack_http):
     fake_upstream.route("/x/refs/tags", "<a href='/s/c.git-2.0.tar.gz'>c.git-2.0.tar.gz</a>\n"
                                         "<a href='/s/cxgit-3.0.tar.gz'>cxgit-3.0.tar.gz</a>")
-    assert versions(http, name="c.git", homepage=fake_upstream.url("/x")) == ["2.0", "cxgit-3.0"]
+    assert versions(anitrack_http, name="c.git", homepage=fake_upstream.url("/x")) == ["2.0", "cxgit-3.0"]
 
 
-def test_no_snapshot(fake_upstream, http):
+def test_no_snapshot(fake_upstream, anitrack_http):
     fake_upstream.route("/alisp.git/refs/tags", "<table class='list nowrap'></table>")
     with pytest.raises(BackendError, match=r"^cgit: no upstream version found\. - .*/alisp\.git/refs/tags - "):
-        versions(http, homepage=fake_upstream.url("/alisp.git"))
+        versions(anitrack_http, homepage=fake_upstream.url("/alisp.git"))
 
 
-def test_not_found(fake_upstream, http):
+def test_not_found(fake_upstream, anitrack_http):
     with pytest.raises(BackendError, match='^cgit: Server responded with status "404": "Not Found"'):
-        versions(http, homepage=fake_upstream.url("/missing.git"))
+        versions(anitrack_http, homepage=fake_upstream.url("/missing.git"))
 
 
-def test_not_modified(fake_upstream, http):
+def test_not_modified(fake_upstream, anitrack_http):
     from anitrack_core.check.http import NotModified
 
     fake_upstream.route("/cgit/refs/tags", Answer(304))
     with pytest.raises(NotModified):
-        versions(http, homepage=fake_upstream.url("/cgit"))
+        versions(anitrack_http, homepage=fake_upstream.url("/cgit"))
 
 
 # ---- the upstream recordings (read in place from ../shared/upstream-recordings, never copied here) ----

@@ -5,7 +5,7 @@ from urllib.parse import urlsplit
 import pytest
 
 import anitrack_backend_cpan
-from anitrack_core.check.http import FetchError, FetchPolicy, HttpClient, NotModified, Validators
+from anitrack_core.check.http import FetchError, NotModified, Validators
 from anitrack_core.check.spec import ProjectSpec
 from anitrack_core.errors import BackendError, RateLimitError
 from anitrack_core.testing_upstream import Answer
@@ -23,13 +23,6 @@ def spec(name="Net-Whois-Raw", **fields):
     return ProjectSpec(id=None, name=name, backend=BACKEND, **fields)
 
 
-@pytest.fixture
-def http():
-    client = HttpClient(FetchPolicy(user_agent="test", allow_private=True, deadline=5))
-    yield client
-    client.close()
-
-
 def backend_at(fake_upstream):
     backend = anitrack_backend_cpan.CpanBackend()
     backend.api_base = fake_upstream.base + urlsplit(backend.api_base).path
@@ -38,8 +31,8 @@ def backend_at(fake_upstream):
     return backend
 
 
-def versions(fake_upstream, http, project=None):
-    return backend_at(fake_upstream).get_versions(project or spec(), http.for_check())
+def versions(fake_upstream, anitrack_http, project=None):
+    return backend_at(fake_upstream).get_versions(project or spec(), anitrack_http.for_check())
 
 
 # ---- the recorded upstream answers (../shared/upstream-recordings, never copied here) ----
@@ -67,33 +60,33 @@ def test_url_comes_from_the_name_only():
 
 # ---- the fake upstream ----
 
-def test_versions_of_the_tarballs(fake_upstream, http):
+def test_versions_of_the_tarballs(fake_upstream, anitrack_http):
     fake_upstream.route(PATH, PAGE)
-    assert versions(fake_upstream, http) == ["2.99037", "2.99036"]
+    assert versions(fake_upstream, anitrack_http) == ["2.99037", "2.99036"]
 
 
-def test_request_is_conditional_and_304_means_nothing_new(fake_upstream, http):
+def test_request_is_conditional_and_304_means_nothing_new(fake_upstream, anitrack_http):
     fake_upstream.route(PATH, Answer(304))
     with pytest.raises(NotModified):
-        backend_at(fake_upstream).get_versions(spec(), http.for_check(validators=Validators(etag='"e"')))
+        backend_at(fake_upstream).get_versions(spec(), anitrack_http.for_check(validators=Validators(etag='"e"')))
     assert fake_upstream.requests_to(PATH)[0].headers["If-None-Match"] == '"e"'
 
 
-def test_not_found_and_nothing_found(fake_upstream, http):
+def test_not_found_and_nothing_found(fake_upstream, anitrack_http):
     with pytest.raises(BackendError, match=r"^Net-Whois-Raw: no such distribution on CPAN: http://127\.0\.0\.1:\d+/dist/Net-Whois-Raw/"):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)
     fake_upstream.route(PATH, "<html>no release</html>")
     with pytest.raises(BackendError, match="^Net-Whois-Raw: no upstream version found"):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)
 
 
-def test_server_error_and_rate_limit(fake_upstream, http):
+def test_server_error_and_rate_limit(fake_upstream, anitrack_http):
     fake_upstream.route(PATH, Answer(503, "down"))
     with pytest.raises(BackendError, match="status 503"):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)
     fake_upstream.route(PATH, Answer(429, ""))
     with pytest.raises(RateLimitError):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)
 
 
 # ---- the feed ----
@@ -109,19 +102,19 @@ FEED = """<?xml version="1.0" encoding="UTF-8"?>
 </rdf:RDF>"""
 
 
-def test_feed(fake_upstream, http):
+def test_feed(fake_upstream, check_http):
     fake_upstream.route("/feed", Answer(200, FEED, {"Content-Type": "application/rss+xml"}))
-    entries = backend_at(fake_upstream).recent_releases(http.for_check())
+    entries = backend_at(fake_upstream).recent_releases(check_http)
     assert [(e.name, e.version, e.homepage) for e in entries] == [
         ("Net-Whois-Raw", "2.99037", "https://metacpan.org/dist/Net-Whois-Raw/"),
         ("Moo", "2.005005", "https://metacpan.org/dist/Moo/"),
     ]
 
 
-def test_feed_errors(fake_upstream, http):
+def test_feed_errors(fake_upstream, anitrack_http):
     fake_upstream.route("/feed", '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "b">]><r>&a;</r>')
     with pytest.raises(FetchError, match="declares XML entities"):
-        backend_at(fake_upstream).recent_releases(http.for_check())
+        backend_at(fake_upstream).recent_releases(anitrack_http.for_check())
     fake_upstream.route("/feed", Answer(500, ""))
     with pytest.raises(FetchError, match="status 500"):
-        backend_at(fake_upstream).recent_releases(http.for_check())
+        backend_at(fake_upstream).recent_releases(anitrack_http.for_check())

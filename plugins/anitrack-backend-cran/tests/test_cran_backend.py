@@ -6,7 +6,7 @@ from urllib.parse import urlsplit
 import pytest
 
 import anitrack_backend_cran
-from anitrack_core.check.http import FetchError, FetchPolicy, HttpClient, NotModified, Validators
+from anitrack_core.check.http import FetchError, NotModified, Validators
 from anitrack_core.check.spec import ProjectSpec
 from anitrack_core.errors import BackendError, RateLimitError
 from anitrack_core.testing_upstream import Answer
@@ -20,13 +20,6 @@ def spec(name="whisker", **fields):
     return ProjectSpec(id=None, name=name, backend=BACKEND, **fields)
 
 
-@pytest.fixture
-def http():
-    client = HttpClient(FetchPolicy(user_agent="test", allow_private=True, deadline=5))
-    yield client
-    client.close()
-
-
 def backend_at(fake_upstream):
     backend = anitrack_backend_cran.CranBackend()
     backend.api_base = fake_upstream.base + urlsplit(backend.api_base).path
@@ -35,8 +28,8 @@ def backend_at(fake_upstream):
     return backend
 
 
-def versions(fake_upstream, http, project=None):
-    return backend_at(fake_upstream).get_versions(project or spec(), http.for_check())
+def versions(fake_upstream, anitrack_http, project=None):
+    return backend_at(fake_upstream).get_versions(project or spec(), anitrack_http.for_check())
 
 
 # ---- the recorded upstream answers (../shared/upstream-recordings, never copied here) ----
@@ -64,44 +57,44 @@ def test_url_comes_from_the_name_only():
 
 # ---- the fake upstream ----
 
-def test_versions_in_document_order(fake_upstream, http):
+def test_versions_in_document_order(fake_upstream, anitrack_http):
     fake_upstream.route(PATH, json.dumps({"name": "whisker", "versions": {"0.1": {}, "0.3-2": {}, "0.2": {}}}))
-    assert versions(fake_upstream, http) == ["0.1", "0.3-2", "0.2"]
+    assert versions(fake_upstream, anitrack_http) == ["0.1", "0.3-2", "0.2"]
 
 
-def test_request_is_conditional_and_304_means_nothing_new(fake_upstream, http):
+def test_request_is_conditional_and_304_means_nothing_new(fake_upstream, anitrack_http):
     fake_upstream.route(PATH, Answer(304))
     with pytest.raises(NotModified):
-        backend_at(fake_upstream).get_versions(spec(), http.for_check(validators=Validators(etag='"e"')))
+        backend_at(fake_upstream).get_versions(spec(), anitrack_http.for_check(validators=Validators(etag='"e"')))
     assert fake_upstream.requests_to(PATH)[0].headers["If-None-Match"] == '"e"'
 
 
-def test_not_found(fake_upstream, http):
+def test_not_found(fake_upstream, anitrack_http):
     fake_upstream.route(PATH, Answer(404, json.dumps({"error": "not_found", "reason": "missing"})))
     with pytest.raises(BackendError, match=r"^Failed to download from http://127\.0\.0\.1:\d+/whisker/all: 404 Not Found$"):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)
 
 
-def test_no_versions_bad_json_and_empty(fake_upstream, http):
+def test_no_versions_bad_json_and_empty(fake_upstream, anitrack_http):
     fake_upstream.route(PATH, json.dumps({"name": "whisker"}))
     with pytest.raises(BackendError, match=r"^No versions found at http://127\.0\.0\.1:\d+/whisker/all$"):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)
     fake_upstream.route(PATH, "<html>")
     with pytest.raises(FetchError, match="not valid JSON"):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)
     fake_upstream.route(PATH, json.dumps({"versions": {}}))
-    assert versions(fake_upstream, http) == []
+    assert versions(fake_upstream, anitrack_http) == []
 
 
-def test_rate_limit(fake_upstream, http):
+def test_rate_limit(fake_upstream, anitrack_http):
     fake_upstream.route(PATH, Answer(429, ""))
     with pytest.raises(RateLimitError):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)
 
 
 # ---- the feed ----
 
-def test_feed(fake_upstream, http):
+def test_feed(fake_upstream, check_http):
     fake_upstream.route("/feed", json.dumps([
         {"date": "2024-09-01T10:00:00+00:00", "name": "whisker", "event": "released",
          "package": {"Package": "whisker", "Version": "0.4.1", "URL": "https://github.com/edwindj/whisker,\n http://x"}},
@@ -109,17 +102,17 @@ def test_feed(fake_upstream, http):
         {"name": "odd", "package": {"Version": ""}},
         "junk",
     ]))
-    entries = backend_at(fake_upstream).recent_releases(http.for_check())
+    entries = backend_at(fake_upstream).recent_releases(check_http)
     assert [(e.name, e.version, e.homepage) for e in entries] == [
         ("whisker", "0.4.1", "https://github.com/edwindj/whisker"),
         ("plain", "1.0", "https://cran.r-project.org/web/packages/plain"),
     ]
 
 
-def test_feed_errors(fake_upstream, http):
+def test_feed_errors(fake_upstream, anitrack_http):
     fake_upstream.route("/feed", json.dumps({"error": "x"}))
     with pytest.raises(BackendError, match="not a list of releases"):
-        backend_at(fake_upstream).recent_releases(http.for_check())
+        backend_at(fake_upstream).recent_releases(anitrack_http.for_check())
     fake_upstream.route("/feed", "nope")
     with pytest.raises(FetchError, match="not valid JSON"):
-        backend_at(fake_upstream).recent_releases(http.for_check())
+        backend_at(fake_upstream).recent_releases(anitrack_http.for_check())

@@ -4,7 +4,6 @@ import pytest
 
 import anitrack_backend_debian
 from anitrack_backend_debian import DebianBackend
-from anitrack_core.check.http import FetchPolicy, HttpClient
 from anitrack_core.check.spec import ProjectSpec
 from anitrack_core.errors import BackendError
 from anitrack_core.testing_upstream import Answer
@@ -19,22 +18,15 @@ POOL = """<a href="qpdf_11.1.0-1.debian.tar.xz">qpdf_11.1.0-1.debian.tar.xz</a>
 
 
 @pytest.fixture
-def http():
-    client = HttpClient(FetchPolicy(user_agent="test", allow_private=True, deadline=10))
-    yield client
-    client.close()
-
-
-@pytest.fixture
 def pool(fake_upstream, monkeypatch):
     monkeypatch.setattr(DebianBackend, "pool", fake_upstream.url("/debian/pool/main"))
     return fake_upstream
 
 
-def versions(http, name="qpdf", **fields):
+def versions(anitrack_http, name="qpdf", **fields):
     fields.setdefault("homepage", "https://qpdf.sourceforge.io/")
     return DebianBackend().get_versions(ProjectSpec(id=None, name=name, backend="Debian project", **fields),
-                                        http.for_check())
+                                        anitrack_http.for_check())
 
 
 def test_registers(register_plugin, anitrack_plugins):
@@ -60,34 +52,34 @@ def test_bad_name(name):
         DebianBackend.pool_url(name)
 
 
-def test_orig_tarballs(pool, http):
+def test_orig_tarballs(pool, anitrack_http):
     pool.route("/debian/pool/main/q/qpdf/", POOL)
-    assert versions(http) == ["11.1.0", "10.6.3"]
+    assert versions(anitrack_http) == ["11.1.0", "10.6.3"]
     assert "If-Modified-Since" in pool.requests[0].headers
 
 
-def test_homepage_and_version_url_are_ignored(pool, http):
+def test_homepage_and_version_url_are_ignored(pool, anitrack_http):
     pool.route("/debian/pool/main/q/qpdf/", POOL)
-    assert versions(http, homepage="https://example.org/", version_url="https://example.org/x/") == ["11.1.0", "10.6.3"]
+    assert versions(anitrack_http, homepage="https://example.org/", version_url="https://example.org/x/") == ["11.1.0", "10.6.3"]
 
 
-def test_no_tarball(pool, http):
+def test_no_tarball(pool, anitrack_http):
     pool.route("/debian/pool/main/q/qpdf/", '<a href="qpdf_1.0-1_all.deb">deb</a>')
     with pytest.raises(BackendError, match=r"^qpdf: no upstream version found\. - .*/q/qpdf/ - \(\?i\)qpdf"):
-        versions(http)
+        versions(anitrack_http)
 
 
-def test_unknown_package(pool, http):
+def test_unknown_package(pool, anitrack_http):
     with pytest.raises(BackendError, match='^foo: Server responded with status "404": "Not Found" - .*/f/foo/$'):
-        versions(http, name="foo")
+        versions(anitrack_http, name="foo")
 
 
-def test_rate_limited(pool, http):
+def test_rate_limited(pool, anitrack_http):
     from anitrack_core.errors import RateLimitError
 
     pool.route("/debian/pool/main/q/qpdf/", Answer(429, "slow down", {"Retry-After": "60"}))
     with pytest.raises(RateLimitError):
-        versions(http)
+        versions(anitrack_http)
 
 
 # ---- the upstream recordings (read in place from ../shared/upstream-recordings, never copied here) ----

@@ -4,7 +4,6 @@ import pytest
 
 import anitrack_backend_freshmeat
 from anitrack_backend_freshmeat import FreshmeatBackend
-from anitrack_core.check.http import FetchPolicy, HttpClient
 from anitrack_core.check.spec import ProjectSpec
 from anitrack_core.errors import BackendError
 from anitrack_core.testing_upstream import Answer
@@ -17,21 +16,14 @@ PAGE = """<ul>
 
 
 @pytest.fixture
-def http():
-    client = HttpClient(FetchPolicy(user_agent="test", allow_private=True, deadline=10))
-    yield client
-    client.close()
-
-
-@pytest.fixture
 def site(fake_upstream, monkeypatch):
     monkeypatch.setattr(FreshmeatBackend, "site", fake_upstream.base)
     return fake_upstream
 
 
-def versions(http, name="awstats"):
+def versions(anitrack_http, name="awstats"):
     spec = ProjectSpec(id=None, name=name, homepage=f"http://freecode.com/projects/{name}", backend="Freshmeat")
-    return FreshmeatBackend().get_versions(spec, http.for_check())
+    return FreshmeatBackend().get_versions(spec, anitrack_http.for_check())
 
 
 def test_registers(register_plugin, anitrack_plugins):
@@ -46,33 +38,33 @@ def test_project_url():
         FreshmeatBackend.project_url(" ")
 
 
-def test_releases(site, http):
+def test_releases(site, anitrack_http):
     site.route("/projects/awstats", PAGE)
-    assert versions(http) == ["7.3", "7.0"]
+    assert versions(anitrack_http) == ["7.3", "7.0"]
     assert "If-Modified-Since" in site.requests[0].headers
 
 
-def test_follows_the_redirect_to_freecode(site, http):
+def test_follows_the_redirect_to_freecode(site, anitrack_http):
     site.route("/projects/awstats", Answer(302, "", {"Location": site.url("/freecode/projects/awstats")}))
     site.route("/freecode/projects/awstats", PAGE)
-    assert versions(http) == ["7.3", "7.0"]
+    assert versions(anitrack_http) == ["7.3", "7.0"]
 
 
-def test_version_with_a_space(site, http):
+def test_version_with_a_space(site, anitrack_http):
     site.route("/projects/awstats", PAGE.replace(">7.0<", ">7.0 beta1<"))
     with pytest.raises(BackendError, match="^awstats: invalid upstream version: >7.0 beta1< - "):
-        versions(http)
+        versions(anitrack_http)
 
 
-def test_no_release(site, http):
+def test_no_release(site, anitrack_http):
     site.route("/projects/awstats", "<html><body>no release yet</body></html>")
     with pytest.raises(BackendError, match=r"^awstats: no upstream version found\. - "):
-        versions(http)
+        versions(anitrack_http)
 
 
-def test_unknown_project(site, http):
+def test_unknown_project(site, anitrack_http):
     with pytest.raises(BackendError, match='^foo: Server responded with status "404": "Not Found" - .*/projects/foo$'):
-        versions(http, name="foo")
+        versions(anitrack_http, name="foo")
 
 
 # ---- the upstream recordings (read in place from ../shared/upstream-recordings, never copied here) ----

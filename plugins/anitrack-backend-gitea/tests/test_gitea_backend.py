@@ -6,7 +6,6 @@ import pytest
 
 import anitrack_backend_gitea
 from anitrack_backend_gitea import GiteaBackend, api_url
-from anitrack_core.check.http import FetchPolicy, HttpClient
 from anitrack_core.check.spec import ProjectSpec
 from anitrack_core.errors import BackendError, RateLimitError
 from anitrack_core.testing_upstream import Answer
@@ -15,20 +14,13 @@ TAGS = json.dumps([{"name": "1.1", "id": "abc"}, {"name": "1.0", "id": "def"}, {
 RELEASES = json.dumps([{"name": "v2.0", "tag_name": "v2.0"}, {"name": "", "tag_name": "v1.9"}])
 
 
-@pytest.fixture
-def http():
-    client = HttpClient(FetchPolicy(user_agent="test", allow_private=True, deadline=10))
-    yield client
-    client.close()
-
-
 def project(**fields):
     fields.setdefault("homepage", "https://codeberg.org/dnkl/foot")
     return ProjectSpec(id=None, name="foot", backend="Gitea", **fields)
 
 
-def versions(http, **fields):
-    return GiteaBackend().get_versions(project(**fields), http.for_check())
+def versions(anitrack_http, **fields):
+    return GiteaBackend().get_versions(project(**fields), anitrack_http.for_check())
 
 
 def test_registers(register_plugin, anitrack_plugins):
@@ -60,39 +52,39 @@ def test_bad_url_set_up(homepage):
         api_url(project(homepage=homepage))
 
 
-def test_tags(fake_upstream, http):
+def test_tags(fake_upstream, anitrack_http):
     fake_upstream.route("/api/v1/repos/dnkl/foot/tags", Answer(200, TAGS, {"Content-Type": "application/json"}))
-    assert versions(http, homepage=fake_upstream.url("/dnkl/foot")) == ["1.1", "1.0"]
+    assert versions(anitrack_http, homepage=fake_upstream.url("/dnkl/foot")) == ["1.1", "1.0"]
     assert "If-Modified-Since" in fake_upstream.requests[0].headers
 
 
-def test_releases(fake_upstream, http):
+def test_releases(fake_upstream, anitrack_http):
     fake_upstream.route("/api/v1/repos/dnkl/foot/releases", RELEASES)
-    assert versions(http, homepage=fake_upstream.url("/dnkl/foot"), releases_only=True) == ["v2.0", "v1.9"]
+    assert versions(anitrack_http, homepage=fake_upstream.url("/dnkl/foot"), releases_only=True) == ["v2.0", "v1.9"]
 
 
-def test_empty_repository(fake_upstream, http):
+def test_empty_repository(fake_upstream, anitrack_http):
     fake_upstream.route("/api/v1/repos/dnkl/foot/tags", "[]")
-    assert versions(http, homepage=fake_upstream.url("/dnkl/foot")) == []
+    assert versions(anitrack_http, homepage=fake_upstream.url("/dnkl/foot")) == []
 
 
-def test_unknown_repository(fake_upstream, http):
+def test_unknown_repository(fake_upstream, anitrack_http):
     fake_upstream.route("/api/v1/repos/dnkl/foot/tags", Answer(404, '{"message": "GetUserByName"}'))
     with pytest.raises(BackendError, match='^foot: Server responded with status "404": "Not Found" - '):
-        versions(http, homepage=fake_upstream.url("/dnkl/foot"))
+        versions(anitrack_http, homepage=fake_upstream.url("/dnkl/foot"))
 
 
 @pytest.mark.parametrize("body", ['{"message": "not a list"}', "<html>", '["1.0"]'])
-def test_malformed_answer(fake_upstream, http, body):
+def test_malformed_answer(fake_upstream, anitrack_http, body):
     fake_upstream.route("/api/v1/repos/dnkl/foot/tags", body)
     with pytest.raises(BackendError):
-        versions(http, homepage=fake_upstream.url("/dnkl/foot"))
+        versions(anitrack_http, homepage=fake_upstream.url("/dnkl/foot"))
 
 
-def test_rate_limited(fake_upstream, http):
+def test_rate_limited(fake_upstream, anitrack_http):
     fake_upstream.route("/api/v1/repos/dnkl/foot/tags", Answer(429, "", {"Retry-After": "30"}))
     with pytest.raises(RateLimitError):
-        versions(http, homepage=fake_upstream.url("/dnkl/foot"))
+        versions(anitrack_http, homepage=fake_upstream.url("/dnkl/foot"))
 
 
 # ---- the upstream recordings (read in place from ../shared/upstream-recordings, never copied here) ----

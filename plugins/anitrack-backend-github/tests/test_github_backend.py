@@ -7,7 +7,6 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 import anitrack_backend_github as gh
-from anitrack_core.check.http import FetchPolicy, HttpClient
 from anitrack_core.check.runner import Checker
 from anitrack_core.check.spec import ProjectSpec
 from anitrack_core.config import load_settings
@@ -22,13 +21,6 @@ def spec(version_url=None, homepage="https://github.com/fedora-infra/fedocal", *
          cursor=None, name="fedocal"):
     return ProjectSpec(id=id, name=name, homepage=homepage, backend="GitHub", version_url=version_url,
                        releases_only=releases_only, latest_version_cursor=cursor)
-
-
-@pytest.fixture
-def http():
-    client = HttpClient(FetchPolicy(user_agent="test", allow_private=True, deadline=5))
-    yield client
-    client.close()
 
 
 @pytest.fixture
@@ -76,14 +68,14 @@ def test_registers_backend_and_settings(register_plugin, anitrack_plugins):
     assert gh.GitHubBackend.shared_rate_limit is True
 
 
-def test_checker_hands_the_settings_over(register_plugin, anitrack_plugins, tmp_path, fake_upstream, http):
+def test_checker_hands_the_settings_over(register_plugin, anitrack_plugins, tmp_path, fake_upstream, anitrack_http):
     register_plugin(gh, "github")
     settings = load_settings(anitrack_plugins.settings_spec, {
         "ANITRACK_DATA_DIR": str(tmp_path), "ANITRACK_GITHUB_TOKEN": TOKEN,
         "ANITRACK_GITHUB_API_URL": fake_upstream.url("/graphql")}, file_values={})
     assert ("github.token", "********", "ANITRACK_GITHUB_TOKEN") in settings.public_items()
     fake_upstream.route("/graphql", answer([edge("1.0"), edge("1.1")]))
-    checker = Checker(Runtime(settings, anitrack_plugins), http=http)
+    checker = Checker(Runtime(settings, anitrack_plugins), http=anitrack_http)
     assert TOKEN not in repr(checker.backend("GitHub"))
     outcome = checker.fetch(spec("fedora-infra/fedocal"))
     assert outcome.error is None
@@ -119,27 +111,27 @@ def test_version_url_wins_over_homepage():
     assert gh.repository_of(spec("a/b", "https://github.com/c/d")) == ("a", "b")
 
 
-def test_incorrectly_set_up(backend, http, fake_upstream):
+def test_incorrectly_set_up(backend, check_http, fake_upstream):
     with pytest.raises(BackendError, match="incorrectly set up"):
-        backend.get_versions(spec(None, "https://example.org"), http.for_check())
+        backend.get_versions(spec(None, "https://example.org"), check_http)
     assert fake_upstream.requests == []
 
 
 # ---- the token ----
 
-def test_no_token_is_a_clear_error_before_any_request(http, fake_upstream):
+def test_no_token_is_a_clear_error_before_any_request(anitrack_http, fake_upstream):
     backend = gh.GitHubBackend()
     backend.configure({"github.token": "  ", "github.api_url": fake_upstream.url("/graphql")})
     with pytest.raises(BackendError, match="no GitHub token configured.*github.token"):
-        backend.get_versions(spec("o/r"), http.for_check())
+        backend.get_versions(spec("o/r"), anitrack_http.for_check())
     assert fake_upstream.requests == []
     with pytest.raises(BackendError, match="no GitHub token"):  # never configured at all
-        gh.GitHubBackend().get_versions(spec("o/r"), http.for_check())
+        gh.GitHubBackend().get_versions(spec("o/r"), anitrack_http.for_check())
 
 
-def test_query_token_and_variables(backend, http, fake_upstream):
+def test_query_token_and_variables(backend, check_http, fake_upstream):
     fake_upstream.route("/graphql", answer([edge("v1.0"), edge("v1.1")]))
-    found = backend.get_versions(spec("fedora-infra/fedocal"), http.for_check())
+    found = backend.get_versions(spec("fedora-infra/fedocal"), check_http)
     assert [v.version for v in found] == ["v1.1", "v1.0"]
     request = fake_upstream.requests[0]
     assert request.method == "POST"
@@ -151,31 +143,31 @@ def test_query_token_and_variables(backend, http, fake_upstream):
 
 # ---- versions, commit URLs, cursors ----
 
-def test_commit_url_of_annotated_tags_is_the_commit(backend, http, fake_upstream):
+def test_commit_url_of_annotated_tags_is_the_commit(backend, check_http, fake_upstream):
     annotated = {"cursor": "c2", "node": {"name": "2.0", "target": {
         "commitUrl": "https://github.com/o/r/commit/tagobject", "target": {"commitUrl": "https://github.com/o/r/commit/abc"}}}}
     fake_upstream.route("/graphql", answer([edge("1.0", commit="https://github.com/o/r/commit/111"), annotated]))
-    found = backend.get_versions(spec("o/r"), http.for_check())
+    found = backend.get_versions(spec("o/r"), check_http)
     assert [(v.version, v.commit_url) for v in found] == [
         ("2.0", "https://github.com/o/r/commit/abc"), ("1.0", "https://github.com/o/r/commit/111")]
     assert found[0].cursor == "github/1 tags o/r 2.0"
 
 
-def test_releases_only_reads_tag_names_and_skips_releases_without_tag(backend, http, fake_upstream):
+def test_releases_only_reads_tag_names_and_skips_releases_without_tag(backend, check_http, fake_upstream):
     edges = [{"cursor": "a", "node": {"tag": {"name": "0.10.0", "target": {"commitUrl": "https://c/1"}}}},
              {"cursor": "b", "node": {"tag": None}},
              {"cursor": "c", "node": {"tag": {"name": "0.11.0", "target": {"commitUrl": "https://c/2"}}}}]
     fake_upstream.route("/graphql", answer(edges, kind="releases"))
-    found = backend.get_versions(spec("o/r", releases_only=True), http.for_check())
+    found = backend.get_versions(spec("o/r", releases_only=True), check_http)
     assert [v.version for v in found] == ["0.11.0", "0.10.0"]
     assert found[0].cursor == "github/1 releases o/r 0.11.0"
     assert "releases(orderBy: {field: CREATED_AT" in sent(fake_upstream)[0]["query"]
 
 
-def test_no_tags_at_all(backend, http, fake_upstream):
+def test_no_tags_at_all(backend, check_http, fake_upstream):
     fake_upstream.route("/graphql", answer([]))
     with pytest.raises(BackendError, match="No upstream version found"):
-        backend.get_versions(spec("o/r"), http.for_check())
+        backend.get_versions(spec("o/r"), check_http)
 
 
 # ---- pagination ----
@@ -188,176 +180,176 @@ def three_pages():
     })
 
 
-def test_first_check_reads_every_page(backend, http, fake_upstream):
+def test_first_check_reads_every_page(backend, check_http, fake_upstream):
     fake_upstream.route("/graphql", three_pages())
-    found = backend.get_versions(spec("o/r"), http.for_check())
+    found = backend.get_versions(spec("o/r"), check_http)
     assert [v.version for v in found] == ["6", "5", "4", "3", "2", "1"]
     assert [b["variables"]["before"] for b in sent(fake_upstream)] == [None, "p3", "p2"]
 
 
-def test_later_checks_stop_at_the_known_version(backend, http, fake_upstream):
+def test_later_checks_stop_at_the_known_version(backend, check_http, fake_upstream):
     fake_upstream.route("/graphql", three_pages())
-    found = backend.get_versions(spec("o/r", cursor="github/1 tags o/r 4"), http.for_check())
+    found = backend.get_versions(spec("o/r", cursor="github/1 tags o/r 4"), check_http)
     assert [v.version for v in found] == ["6", "5", "4", "3"]
     assert len(fake_upstream.requests) == 2
 
 
-def test_known_version_of_another_repository_or_kind_is_ignored(backend, http, fake_upstream):
+def test_known_version_of_another_repository_or_kind_is_ignored(backend, anitrack_http, fake_upstream):
     fake_upstream.route("/graphql", three_pages())
-    backend.get_versions(spec("o/r", cursor="github/1 tags other/repo 6"), http.for_check())
-    backend.get_versions(spec("o/r", cursor="github/1 releases o/r 6"), http.for_check())
-    backend.get_versions(spec("o/r", cursor="garbage"), http.for_check())
+    backend.get_versions(spec("o/r", cursor="github/1 tags other/repo 6"), anitrack_http.for_check())
+    backend.get_versions(spec("o/r", cursor="github/1 releases o/r 6"), anitrack_http.for_check())
+    backend.get_versions(spec("o/r", cursor="garbage"), anitrack_http.for_check())
     assert len(fake_upstream.requests) == 9
     assert gh.known_tag("github/1 tags O/R 6", "tags", "o", "r") == "6"  # GitHub names ignore case
 
 
-def test_temporary_project_reads_the_newest_page_only(backend, http, fake_upstream):
+def test_temporary_project_reads_the_newest_page_only(backend, check_http, fake_upstream):
     fake_upstream.route("/graphql", three_pages())
-    found = backend.get_versions(spec("o/r", id=None), http.for_check())
+    found = backend.get_versions(spec("o/r", id=None), check_http)
     assert [v.version for v in found] == ["6", "5"]
     assert len(fake_upstream.requests) == 1
 
 
-def test_answers_without_page_info_are_paged_by_total_count(backend, http, fake_upstream):
+def test_answers_without_page_info_are_paged_by_total_count(backend, check_http, fake_upstream):
     fake_upstream.route("/graphql", paged({
         None: answer([edge("3", "c3"), edge("4", "c4")], total=4, page_info=False),
         "c3": answer([edge("1", "c1"), edge("2", "c2")], total=4, page_info=False),
     }))
-    found = backend.get_versions(spec("o/r"), http.for_check())
+    found = backend.get_versions(spec("o/r"), check_http)
     assert [v.version for v in found] == ["4", "3", "2", "1"]
     assert len(fake_upstream.requests) == 2
 
 
-def test_page_limit(backend, http, fake_upstream, caplog):
+def test_page_limit(backend, check_http, fake_upstream, caplog):
     backend.max_pages = 2
     fake_upstream.route("/graphql", three_pages())
     with caplog.at_level(logging.WARNING):
-        found = backend.get_versions(spec("o/r"), http.for_check())
+        found = backend.get_versions(spec("o/r"), check_http)
     assert [v.version for v in found] == ["6", "5", "4", "3"]
     assert "github.max_pages" in caplog.text
 
 
-def test_a_cursor_that_does_not_move_ends_the_pagination(backend, http, fake_upstream):
+def test_a_cursor_that_does_not_move_ends_the_pagination(backend, check_http, fake_upstream):
     fake_upstream.route("/graphql", paged({
         None: answer([edge("2")], total=9, has_older=True, start="same"),
         "same": answer([edge("1")], total=9, has_older=True, start="same"),
     }))
-    assert [v.version for v in backend.get_versions(spec("o/r"), http.for_check())] == ["2", "1"]
+    assert [v.version for v in backend.get_versions(spec("o/r"), check_http)] == ["2", "1"]
     assert len(fake_upstream.requests) == 2
 
 
-def test_a_failing_later_page_fails_the_check(backend, http, fake_upstream):
+def test_a_failing_later_page_fails_the_check(backend, check_http, fake_upstream):
     fake_upstream.route("/graphql", paged({None: answer([edge("2")], has_older=True, start="p2")}))
     with pytest.raises(BackendError, match="status 500"):
-        backend.get_versions(spec("o/r"), http.for_check())
+        backend.get_versions(spec("o/r"), check_http)
 
 
 # ---- errors ----
 
-def test_graphql_errors(backend, http, fake_upstream):
+def test_graphql_errors(backend, check_http, fake_upstream):
     body = {"data": {"repository": None}, "errors": [
         {"type": "NOT_FOUND", "path": ["repository"], "message": "Could not resolve to a Repository with the name 'bar'."}]}
     fake_upstream.route("/graphql", Answer(200, json.dumps(body), {"Content-Type": "application/json"}))
     with pytest.raises(BackendError, match="GitHub answered with errors: NOT_FOUND: Could not resolve") as caught:
-        backend.get_versions(spec("foobar/bar", name="foobar"), http.for_check())
+        backend.get_versions(spec("foobar/bar", name="foobar"), check_http)
     assert not isinstance(caught.value, RateLimitError)
 
 
-def test_missing_repository_without_errors(backend, http, fake_upstream):
+def test_missing_repository_without_errors(backend, check_http, fake_upstream):
     fake_upstream.route("/graphql", Answer(200, '{"data": {"repository": null}}'))
     with pytest.raises(BackendError, match="no repository o/r"):
-        backend.get_versions(spec("o/r"), http.for_check())
+        backend.get_versions(spec("o/r"), check_http)
 
 
 @pytest.mark.parametrize("body", ["not json", "[1, 2]", '{"data": {"repository": {"refs": 3}}}'])
-def test_malformed_answers(backend, http, fake_upstream, body):
+def test_malformed_answers(backend, check_http, fake_upstream, body):
     fake_upstream.route("/graphql", Answer(200, body))
     with pytest.raises(BackendError, match="fedocal: "):
-        backend.get_versions(spec("o/r"), http.for_check())
+        backend.get_versions(spec("o/r"), check_http)
 
 
-def test_unauthorized_is_an_error_not_a_rate_limit_and_hides_the_token(backend, http, fake_upstream, caplog):
+def test_unauthorized_is_an_error_not_a_rate_limit_and_hides_the_token(backend, check_http, fake_upstream, caplog):
     fake_upstream.route("/graphql", Answer(401, '{"message": "Bad credentials"}', {
         "Content-Type": "application/json", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "2147483647"}))
     with caplog.at_level(logging.DEBUG), pytest.raises(BackendError) as caught:
-        backend.get_versions(spec("o/r"), http.for_check())
+        backend.get_versions(spec("o/r"), check_http)
     assert not isinstance(caught.value, RateLimitError)
     assert 'status 401 "Unauthorized": Bad credentials; check the token (github.token)' in str(caught.value)
     assert TOKEN not in str(caught.value) and TOKEN not in caplog.text
 
 
-def test_server_error(backend, http, fake_upstream):
+def test_server_error(backend, check_http, fake_upstream):
     fake_upstream.route("/graphql", Answer(502, "<html>bad gateway</html>"))
     with pytest.raises(BackendError, match='status 502 "Bad Gateway"'):
-        backend.get_versions(spec("o/r"), http.for_check())
+        backend.get_versions(spec("o/r"), check_http)
 
 
 def _reset_in(minutes):
     return datetime.now(timezone.utc).replace(microsecond=0) + timedelta(minutes=minutes)
 
 
-def test_403_with_no_requests_left_is_a_rate_limit_until_the_reset(backend, http, fake_upstream):
+def test_403_with_no_requests_left_is_a_rate_limit_until_the_reset(backend, check_http, fake_upstream):
     reset = _reset_in(30)
     fake_upstream.route("/graphql", Answer(403, '{"message": "API rate limit exceeded"}', {
         "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(reset.timestamp()))}))
     with pytest.raises(RateLimitError) as caught:
-        backend.get_versions(spec("o/r"), http.for_check())
+        backend.get_versions(spec("o/r"), check_http)
     assert caught.value.reset_time == reset
     assert "Rate limit was reached" in str(caught.value)
 
 
-def test_secondary_rate_limit_waits_for_retry_after(backend, http, fake_upstream):
+def test_secondary_rate_limit_waits_for_retry_after(backend, check_http, fake_upstream):
     fake_upstream.route("/graphql", Answer(403, '{"message": "You have exceeded a secondary rate limit"}', {
         "Retry-After": "120", "X-RateLimit-Remaining": "4000", "X-RateLimit-Reset": "2147483647"}))
     with pytest.raises(RateLimitError) as caught:
-        backend.get_versions(spec("o/r"), http.for_check())
+        backend.get_versions(spec("o/r"), check_http)
     waited = caught.value.reset_time - datetime.now(timezone.utc)
     assert timedelta(seconds=100) < waited <= timedelta(seconds=120)
 
 
-def test_429_is_a_rate_limit(backend, http, fake_upstream):
+def test_429_is_a_rate_limit(backend, check_http, fake_upstream):
     fake_upstream.route("/graphql", Answer(429, "slow down"))
     with pytest.raises(RateLimitError):
-        backend.get_versions(spec("o/r"), http.for_check())
+        backend.get_versions(spec("o/r"), check_http)
 
 
-def test_other_403_is_an_error(backend, http, fake_upstream):
+def test_other_403_is_an_error(backend, check_http, fake_upstream):
     fake_upstream.route("/graphql", Answer(403, '{"message": "Resource not accessible by integration"}'))
     with pytest.raises(BackendError, match="Resource not accessible") as caught:
-        backend.get_versions(spec("o/r"), http.for_check())
+        backend.get_versions(spec("o/r"), check_http)
     assert not isinstance(caught.value, RateLimitError)
 
 
-def test_rate_limited_graphql_error_uses_reset_at(backend, http, fake_upstream):
+def test_rate_limited_graphql_error_uses_reset_at(backend, check_http, fake_upstream):
     reset = _reset_in(20)
     body = {"data": {"rateLimit": {"remaining": 0, "resetAt": reset.isoformat().replace("+00:00", "Z")}},
             "errors": [{"type": "RATE_LIMITED", "message": "API rate limit exceeded"}]}
     fake_upstream.route("/graphql", Answer(200, json.dumps(body)))
     with pytest.raises(RateLimitError) as caught:
-        backend.get_versions(spec("o/r"), http.for_check())
+        backend.get_versions(spec("o/r"), check_http)
     assert caught.value.reset_time == reset
 
 
-def test_no_requests_left_with_pages_to_go_is_a_rate_limit(backend, http, fake_upstream):
+def test_no_requests_left_with_pages_to_go_is_a_rate_limit(backend, check_http, fake_upstream):
     reset = _reset_in(10)
     fake_upstream.route("/graphql", answer([edge("2")], has_older=True, start="p2", remaining=0,
                                            headers={"X-RateLimit-Reset": str(int(reset.timestamp()))}))
     with pytest.raises(RateLimitError) as caught:
-        backend.get_versions(spec("o/r"), http.for_check())
+        backend.get_versions(spec("o/r"), check_http)
     assert caught.value.reset_time == reset
     assert len(fake_upstream.requests) == 1
 
 
-def test_no_requests_left_on_the_last_page_is_fine(backend, http, fake_upstream):
+def test_no_requests_left_on_the_last_page_is_fine(backend, check_http, fake_upstream):
     fake_upstream.route("/graphql", answer([edge("2")], remaining=0))
-    assert [v.version for v in backend.get_versions(spec("o/r"), http.for_check())] == ["2"]
+    assert [v.version for v in backend.get_versions(spec("o/r"), check_http)] == ["2"]
 
 
-def test_unreachable_api(http):
+def test_unreachable_api(check_http):
     backend = gh.GitHubBackend()
     backend.configure({"github.token": TOKEN, "github.api_url": "http://127.0.0.1:9/graphql"})
     with pytest.raises(BackendError):
-        backend.get_versions(spec("o/r"), http.for_check())
+        backend.get_versions(spec("o/r"), check_http)
 
 
 # ---- a recorded answer of the real API ----

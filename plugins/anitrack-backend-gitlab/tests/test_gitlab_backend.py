@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 import anitrack_backend_gitlab as gl
-from anitrack_core.check.http import FetchPolicy, HttpClient, NotModified, Validators
+from anitrack_core.check.http import NotModified, Validators
 from anitrack_core.check.spec import ProjectSpec
 from anitrack_core.errors import BackendError, RateLimitError
 from anitrack_core.testing_upstream import Answer
@@ -18,21 +18,14 @@ def spec(homepage, version_url=None, *, id=1, name="project"):
     return ProjectSpec(id=id, name=name, homepage=homepage, backend="GitLab", version_url=version_url)
 
 
-@pytest.fixture
-def http():
-    client = HttpClient(FetchPolicy(user_agent="test", allow_private=True, deadline=5))
-    yield client
-    client.close()
-
-
 def tags(*names, **headers):
     body = [{"name": n, "target": "f00", "commit": {"id": "abc", "web_url": f"https://gl.example/c/{n}"}} for n in names]
     return Answer(200, json.dumps(body), {"Content-Type": "application/json", **headers})
 
 
-def run(fake_upstream, http, *, id=1):
+def run(fake_upstream, anitrack_http, *, id=1):
     project = spec(fake_upstream.url("/group/project"), id=id)
-    return gl.GitLabBackend().get_versions(project, http.for_check())
+    return gl.GitLabBackend().get_versions(project, anitrack_http.for_check())
 
 
 # ---- registration and URLs ----
@@ -80,16 +73,16 @@ def test_next_page(headers, page):
     assert gl.next_page(headers) == page
 
 
-def test_not_a_gitlab_url(http):
+def test_not_a_gitlab_url(check_http):
     with pytest.raises(BackendError, match="incorrectly set up"):
-        gl.GitLabBackend().get_versions(spec("https://example.org"), http.for_check())
+        gl.GitLabBackend().get_versions(spec("https://example.org"), check_http)
 
 
 # ---- answers ----
 
-def test_single_page(fake_upstream, http):
+def test_single_page(fake_upstream, anitrack_http):
     fake_upstream.route(API + "?per_page=100", tags("1.1", "1.0", **{"X-Next-Page": ""}))
-    found = run(fake_upstream, http)
+    found = run(fake_upstream, anitrack_http)
     assert [(v.version, v.commit_url) for v in found] == [
         ("1.1", "https://gl.example/c/1.1"), ("1.0", "https://gl.example/c/1.0")]
     request = fake_upstream.requests[0]
@@ -97,95 +90,95 @@ def test_single_page(fake_upstream, http):
     assert request.headers["Accept"] == "application/json"
 
 
-def test_every_page_of_a_stored_project(fake_upstream, http):
+def test_every_page_of_a_stored_project(fake_upstream, anitrack_http):
     fake_upstream.route(API + "?per_page=100", tags("3.0", "2.0", **{"X-Next-Page": "2"}))
     fake_upstream.route(API + "?page=2&per_page=100", tags("1.1", **{"X-Next-Page": "3"}))
     fake_upstream.route(API + "?page=3&per_page=100", tags("1.0", "1.1", **{"X-Next-Page": ""}))
-    assert [v.version for v in run(fake_upstream, http)] == ["3.0", "2.0", "1.1", "1.0"]
+    assert [v.version for v in run(fake_upstream, anitrack_http)] == ["3.0", "2.0", "1.1", "1.0"]
     assert [r.path for r in fake_upstream.requests] == [
         API + "?per_page=100", API + "?page=2&per_page=100", API + "?page=3&per_page=100"]
     # only the first page is asked conditionally
     assert [("If-Modified-Since" in r.headers) for r in fake_upstream.requests] == [True, False, False]
 
 
-def test_link_header_pagination(fake_upstream, http):
+def test_link_header_pagination(fake_upstream, anitrack_http):
     link = f'<{fake_upstream.url(API)}?id=group%2Fproject&page=2&per_page=100>; rel="next"'
     fake_upstream.route(API + "?per_page=100", tags("2.0", Link=link))
     fake_upstream.route(API + "?page=2&per_page=100", tags("1.0"))
-    assert [v.version for v in run(fake_upstream, http)] == ["2.0", "1.0"]
+    assert [v.version for v in run(fake_upstream, anitrack_http)] == ["2.0", "1.0"]
 
 
-def test_temporary_project_reads_the_first_page_with_server_defaults(fake_upstream, http):
+def test_temporary_project_reads_the_first_page_with_server_defaults(fake_upstream, anitrack_http):
     fake_upstream.route(API, tags("2.0", **{"X-Next-Page": "2"}))
-    assert [v.version for v in run(fake_upstream, http, id=None)] == ["2.0"]
+    assert [v.version for v in run(fake_upstream, anitrack_http, id=None)] == ["2.0"]
     assert [r.path for r in fake_upstream.requests] == [API]
 
 
-def test_pagination_never_goes_backwards(fake_upstream, http):
+def test_pagination_never_goes_backwards(fake_upstream, anitrack_http):
     fake_upstream.route(API + "?per_page=100", tags("2.0", **{"X-Next-Page": "1"}))
-    assert [v.version for v in run(fake_upstream, http)] == ["2.0"]
+    assert [v.version for v in run(fake_upstream, anitrack_http)] == ["2.0"]
     assert len(fake_upstream.requests) == 1
 
 
-def test_an_empty_page_ends_the_pagination(fake_upstream, http):
+def test_an_empty_page_ends_the_pagination(fake_upstream, anitrack_http):
     fake_upstream.route(API + "?per_page=100", tags("2.0", **{"X-Next-Page": "2"}))
     fake_upstream.route(API + "?page=2&per_page=100", tags(**{"X-Next-Page": "3"}))
-    assert [v.version for v in run(fake_upstream, http)] == ["2.0"]
+    assert [v.version for v in run(fake_upstream, anitrack_http)] == ["2.0"]
     assert len(fake_upstream.requests) == 2
 
 
-def test_a_failing_later_page_fails_the_check(fake_upstream, http):
+def test_a_failing_later_page_fails_the_check(fake_upstream, anitrack_http):
     fake_upstream.route(API + "?per_page=100", tags("2.0", **{"X-Next-Page": "2"}))
     with pytest.raises(BackendError, match='status 404 "Not Found"'):
-        run(fake_upstream, http)
+        run(fake_upstream, anitrack_http)
 
 
-def test_not_modified(fake_upstream, http):
+def test_not_modified(fake_upstream, anitrack_http):
     fake_upstream.route(API + "?per_page=100", Answer(304, "", {"ETag": 'W/"x"'}))
     project = spec(fake_upstream.url("/group/project"))
     with pytest.raises(NotModified):
-        gl.GitLabBackend().get_versions(project, http.for_check(validators=Validators(etag='W/"x"')))
+        gl.GitLabBackend().get_versions(project, anitrack_http.for_check(validators=Validators(etag='W/"x"')))
     assert fake_upstream.requests[0].headers["If-None-Match"] == 'W/"x"'
 
 
-def test_no_tags(fake_upstream, http):
+def test_no_tags(fake_upstream, anitrack_http):
     fake_upstream.route(API + "?per_page=100", tags())
     with pytest.raises(BackendError, match="No upstream version found"):
-        run(fake_upstream, http)
+        run(fake_upstream, anitrack_http)
 
 
-def test_unknown_project(fake_upstream, http):
+def test_unknown_project(fake_upstream, anitrack_http):
     fake_upstream.route(API + "?per_page=100", Answer(404, '{"message":"404 Project Not Found"}'))
     with pytest.raises(BackendError, match='status 404 "Not Found": 404 Project Not Found'):
-        run(fake_upstream, http)
+        run(fake_upstream, anitrack_http)
 
 
 @pytest.mark.parametrize("body", ["<html>sign in</html>", '{"message": "x"}'])
-def test_malformed_answers(fake_upstream, http, body):
+def test_malformed_answers(fake_upstream, anitrack_http, body):
     fake_upstream.route(API + "?per_page=100", Answer(200, body))
     with pytest.raises(BackendError, match="project: "):
-        run(fake_upstream, http)
+        run(fake_upstream, anitrack_http)
 
 
-def test_tags_without_names_or_commits_are_tolerated(fake_upstream, http):
+def test_tags_without_names_or_commits_are_tolerated(fake_upstream, anitrack_http):
     body = [{"name": "1.0"}, {"name": ""}, {"nom": "x"}, "junk", {"name": "0.9", "commit": {"web_url": "javascript:x"}}]
     fake_upstream.route(API + "?per_page=100", Answer(200, json.dumps(body)))
-    assert [(v.version, v.commit_url) for v in run(fake_upstream, http)] == [("1.0", None), ("0.9", None)]
+    assert [(v.version, v.commit_url) for v in run(fake_upstream, anitrack_http)] == [("1.0", None), ("0.9", None)]
 
 
-def test_rate_limit(fake_upstream, http):
+def test_rate_limit(fake_upstream, anitrack_http):
     reset = datetime.now(timezone.utc).replace(microsecond=0) + timedelta(minutes=5)
     fake_upstream.route(API + "?per_page=100", Answer(429, "Retry later", {
         "Retry-After": "300", "RateLimit-Reset": str(int(reset.timestamp()))}))
     with pytest.raises(RateLimitError) as caught:
-        run(fake_upstream, http)
+        run(fake_upstream, anitrack_http)
     assert abs(caught.value.reset_time - reset) < timedelta(seconds=5)
 
 
-def test_unreachable_instance(http):
+def test_unreachable_instance(check_http):
     project = spec("http://127.0.0.1:9/group/project")
     with pytest.raises(BackendError):
-        gl.GitLabBackend().get_versions(project, http.for_check())
+        gl.GitLabBackend().get_versions(project, check_http)
 
 
 # ---- a recorded answer of a real instance ----

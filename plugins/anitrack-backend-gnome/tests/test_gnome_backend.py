@@ -6,7 +6,7 @@ import pytest
 
 import anitrack_backend_gnome
 from anitrack_backend_gnome import GnomeBackend
-from anitrack_core.check.http import FetchPolicy, HttpClient, NotModified
+from anitrack_core.check.http import NotModified
 from anitrack_core.check.spec import ProjectSpec
 from anitrack_core.errors import BackendError, RateLimitError
 from anitrack_core.testing_upstream import Answer
@@ -17,21 +17,14 @@ LISTING = '<a href="../">../</a><a href="3.36/">3.36/</a><a href="3.38/">3.38/</
 
 
 @pytest.fixture
-def http():
-    client = HttpClient(FetchPolicy(user_agent="test", allow_private=True, deadline=10))
-    yield client
-    client.close()
-
-
-@pytest.fixture
 def site(fake_upstream, monkeypatch):
     monkeypatch.setattr(GnomeBackend, "site", fake_upstream.base)
     return fake_upstream
 
 
-def versions(http, name="gnome-maps"):
+def versions(anitrack_http, name="gnome-maps"):
     spec = ProjectSpec(id=None, name=name, homepage="https://wiki.gnome.org/Apps/Maps", backend="GNOME")
-    return GnomeBackend().get_versions(spec, http.for_check())
+    return GnomeBackend().get_versions(spec, anitrack_http.for_check())
 
 
 def test_registers(register_plugin, anitrack_plugins):
@@ -46,50 +39,50 @@ def test_module_url():
         GnomeBackend.module_url("a/b")
 
 
-def test_index(site, http):
+def test_index(site, anitrack_http):
     site.route("/sources/gnome-maps/cache.json", Answer(200, INDEX, {"Content-Type": "application/octet-stream"}))
-    assert versions(http) == ["3.36.1", "3.38.0", "40.beta"]
+    assert versions(anitrack_http) == ["3.36.1", "3.38.0", "40.beta"]
     assert [r.path for r in site.requests] == ["/sources/gnome-maps/cache.json"]
     assert "If-Modified-Since" in site.requests[0].headers
 
 
-def test_index_behind_a_mirror_redirect(site, http):
+def test_index_behind_a_mirror_redirect(site, anitrack_http):
     site.route("/sources/gnome-maps/cache.json", Answer(302, "", {"Location": site.url("/mirror/gnome-maps.json")}))
     site.route("/mirror/gnome-maps.json", INDEX)
-    assert versions(http) == ["3.36.1", "3.38.0", "40.beta"]
+    assert versions(anitrack_http) == ["3.36.1", "3.38.0", "40.beta"]
 
 
 @pytest.mark.parametrize("index", [None, "not json", json.dumps([4, {"other": ["1.0"]}]), json.dumps({"a": 1})])
-def test_directories_when_the_index_cannot_be_used(site, http, index):
+def test_directories_when_the_index_cannot_be_used(site, anitrack_http, index):
     if index is not None:
         site.route("/sources/gnome-maps/cache.json", index)
     site.route("/sources/gnome-maps/", LISTING)
-    assert versions(http) == ["3.36", "3.38"]
+    assert versions(anitrack_http) == ["3.36", "3.38"]
 
 
-def test_index_not_modified(site, http):
+def test_index_not_modified(site, anitrack_http):
     site.route("/sources/gnome-maps/cache.json", Answer(304))
     with pytest.raises(NotModified):
-        versions(http)
+        versions(anitrack_http)
     assert len(site.requests) == 1
 
 
-def test_index_rate_limited(site, http):
+def test_index_rate_limited(site, anitrack_http):
     site.route("/sources/gnome-maps/cache.json", Answer(429, "", {"Retry-After": "5"}))
     with pytest.raises(RateLimitError):
-        versions(http)
+        versions(anitrack_http)
 
 
-def test_empty_directory(site, http):
+def test_empty_directory(site, anitrack_http):
     site.route("/sources/gnome-maps/", '<a href="../">../</a>')
     with pytest.raises(BackendError, match=r'^gnome-maps: no upstream version found\. - .*/gnome-maps/ - href='):
-        versions(http)
+        versions(anitrack_http)
 
 
-def test_unknown_module(site, http):
+def test_unknown_module(site, anitrack_http):
     expected = '^fake: Server responded with status "404": "Not Found" - .*/sources/fake/ '
     with pytest.raises(BackendError, match=expected):
-        versions(http, name="fake")
+        versions(anitrack_http, name="fake")
 
 
 # ---- the upstream recordings (read in place from ../shared/upstream-recordings, never copied here) ----

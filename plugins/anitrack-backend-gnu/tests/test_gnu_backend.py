@@ -4,7 +4,6 @@ import pytest
 
 import anitrack_backend_gnu
 from anitrack_backend_gnu import GnuBackend
-from anitrack_core.check.http import FetchPolicy, HttpClient
 from anitrack_core.check.spec import ProjectSpec
 from anitrack_core.errors import BackendError
 from anitrack_core.testing_upstream import Answer
@@ -15,21 +14,14 @@ DIRECTORIES = '<a href="../">../</a> <a href="0.8.9/">0.8.9/</a> <a href="0.8.10
 
 
 @pytest.fixture
-def http():
-    client = HttpClient(FetchPolicy(user_agent="test", allow_private=True, deadline=10))
-    yield client
-    client.close()
-
-
-@pytest.fixture
 def mirror(fake_upstream, monkeypatch):
     monkeypatch.setattr(GnuBackend, "mirror", fake_upstream.base)
     return fake_upstream
 
 
-def versions(http, name="hello", **fields):
+def versions(anitrack_http, name="hello", **fields):
     fields.setdefault("homepage", f"https://www.gnu.org/software/{name}/")
-    return GnuBackend().get_versions(ProjectSpec(id=None, name=name, backend="GNU project", **fields), http.for_check())
+    return GnuBackend().get_versions(ProjectSpec(id=None, name=name, backend="GNU project", **fields), anitrack_http.for_check())
 
 
 def test_registers(register_plugin, anitrack_plugins):
@@ -44,37 +36,37 @@ def test_package_url():
         GnuBackend.package_url("")
 
 
-def test_tarballs(mirror, http):
+def test_tarballs(mirror, anitrack_http):
     mirror.route("/gnu/hello/", TARBALLS)
-    assert versions(http) == ["2.10", "2.12.1", "2.9"]
+    assert versions(anitrack_http) == ["2.10", "2.12.1", "2.9"]
     assert "If-Modified-Since" in mirror.requests[0].headers
 
 
-def test_version_url_is_ignored(mirror, http):
+def test_version_url_is_ignored(mirror, anitrack_http):
     mirror.route("/gnu/hello/", TARBALLS)
-    assert versions(http, version_url="https://ftp.gnu.org/pub/gnu/other/") == ["2.10", "2.12.1", "2.9"]
+    assert versions(anitrack_http, version_url="https://ftp.gnu.org/pub/gnu/other/") == ["2.10", "2.12.1", "2.9"]
 
 
-def test_version_directories(mirror, http):
+def test_version_directories(mirror, anitrack_http):
     mirror.route("/gnu/gnash/", DIRECTORIES)
-    assert versions(http, name="gnash") == ["0.8.9", "0.8.10"]
+    assert versions(anitrack_http, name="gnash") == ["0.8.9", "0.8.10"]
 
 
-def test_through_the_mirror_redirect(mirror, http):
+def test_through_the_mirror_redirect(mirror, anitrack_http):
     mirror.route("/gnu/hello/", Answer(302, "", {"Location": mirror.url("/mirror/gnu/hello/")}))
     mirror.route("/mirror/gnu/hello/", TARBALLS)
-    assert versions(http) == ["2.10", "2.12.1", "2.9"]
+    assert versions(anitrack_http) == ["2.10", "2.12.1", "2.9"]
 
 
-def test_nothing_found(mirror, http):
+def test_nothing_found(mirror, anitrack_http):
     mirror.route("/gnu/hello/", '<a href="../">../</a> <a href="README">README</a>')
     with pytest.raises(BackendError, match=r'^hello: no upstream version found\. - .*/gnu/hello/ - href='):
-        versions(http)
+        versions(anitrack_http)
 
 
-def test_unknown_package(mirror, http):
+def test_unknown_package(mirror, anitrack_http):
     with pytest.raises(BackendError, match='^fake: Server responded with status "404": "Not Found" - .*/gnu/fake/$'):
-        versions(http, name="fake")
+        versions(anitrack_http, name="fake")
 
 
 # ---- the upstream recordings (read in place from ../shared/upstream-recordings, never copied here) ----

@@ -4,7 +4,6 @@ import pytest
 
 import anitrack_backend_gogs
 from anitrack_backend_gogs import GogsBackend, releases_url
-from anitrack_core.check.http import FetchPolicy, HttpClient
 from anitrack_core.check.spec import ProjectSpec
 from anitrack_core.errors import BackendError
 
@@ -13,20 +12,13 @@ RELEASES = """<h4><a href="/group/project/src/2.0" rel="nofollow"><i class="tag 
 <h4><a href="/group/project/src/1.0" rel="nofollow"><i class="tag icon"></i> 1.0</a></h4>"""
 
 
-@pytest.fixture
-def http():
-    client = HttpClient(FetchPolicy(user_agent="test", allow_private=True, deadline=10))
-    yield client
-    client.close()
-
-
 def project(**fields):
     fields.setdefault("homepage", "https://gogs.io/group/project")
     return ProjectSpec(id=None, name="project", backend="Gogs", **fields)
 
 
-def versions(http, **fields):
-    return GogsBackend().get_versions(project(**fields), http.for_check())
+def versions(anitrack_http, **fields):
+    return GogsBackend().get_versions(project(**fields), anitrack_http.for_check())
 
 
 def test_registers(register_plugin, anitrack_plugins):
@@ -53,21 +45,21 @@ def test_bad_url_set_up(homepage):
         releases_url(project(homepage=homepage))
 
 
-def test_releases(fake_upstream, http):
+def test_releases(fake_upstream, anitrack_http):
     fake_upstream.route("/group/project/releases", RELEASES)
-    assert versions(http, homepage=fake_upstream.url("/group/project")) == ["2.0", "1.0"]
+    assert versions(anitrack_http, homepage=fake_upstream.url("/group/project")) == ["2.0", "1.0"]
     assert "If-Modified-Since" in fake_upstream.requests[0].headers
 
 
-def test_no_release(fake_upstream, http):
+def test_no_release(fake_upstream, anitrack_http):
     fake_upstream.route("/group/project/releases", "<p>This repository does not have any releases yet.</p>")
     with pytest.raises(BackendError, match=r"^project: no upstream version found\. - .*/releases - <i class"):
-        versions(http, homepage=fake_upstream.url("/group/project"))
+        versions(anitrack_http, homepage=fake_upstream.url("/group/project"))
 
 
-def test_unknown_repository(fake_upstream, http):
+def test_unknown_repository(fake_upstream, anitrack_http):
     with pytest.raises(BackendError, match='^project: Server responded with status "404": "Not Found" - '):
-        versions(http, homepage=fake_upstream.url("/group/project"))
+        versions(anitrack_http, homepage=fake_upstream.url("/group/project"))
 
 
 # ---- the upstream recordings (read in place from ../shared/upstream-recordings, never copied here) ----

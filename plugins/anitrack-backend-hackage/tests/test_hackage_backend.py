@@ -5,7 +5,7 @@ from urllib.parse import urlsplit
 import pytest
 
 import anitrack_backend_hackage
-from anitrack_core.check.http import FetchPolicy, HttpClient, NotModified, Validators
+from anitrack_core.check.http import NotModified, Validators
 from anitrack_core.check.spec import ProjectSpec
 from anitrack_core.errors import BackendError, RateLimitError
 from anitrack_core.testing_upstream import Answer
@@ -22,13 +22,6 @@ def spec(name="Biobase", **fields):
     return ProjectSpec(id=None, name=name, backend=BACKEND, **fields)
 
 
-@pytest.fixture
-def http():
-    client = HttpClient(FetchPolicy(user_agent="test", allow_private=True, deadline=5))
-    yield client
-    client.close()
-
-
 def backend_at(fake_upstream):
     backend = anitrack_backend_hackage.HackageBackend()
     backend.api_base = fake_upstream.base + urlsplit(backend.api_base).path
@@ -37,8 +30,8 @@ def backend_at(fake_upstream):
     return backend
 
 
-def versions(fake_upstream, http, project=None):
-    return backend_at(fake_upstream).get_versions(project or spec(), http.for_check())
+def versions(fake_upstream, anitrack_http, project=None):
+    return backend_at(fake_upstream).get_versions(project or spec(), anitrack_http.for_check())
 
 
 # ---- the recorded upstream answers (../shared/upstream-recordings, never copied here) ----
@@ -66,30 +59,30 @@ def test_url_comes_from_the_name_only():
 
 # ---- the fake upstream ----
 
-def test_version_of_the_tarball(fake_upstream, http):
+def test_version_of_the_tarball(fake_upstream, anitrack_http):
     fake_upstream.route(PATH, PAGE)
-    assert versions(fake_upstream, http) == ["0.3.1.1"]
+    assert versions(fake_upstream, anitrack_http) == ["0.3.1.1"]
 
 
-def test_request_is_conditional_and_304_means_nothing_new(fake_upstream, http):
+def test_request_is_conditional_and_304_means_nothing_new(fake_upstream, anitrack_http):
     fake_upstream.route(PATH, Answer(304))
     with pytest.raises(NotModified):
-        backend_at(fake_upstream).get_versions(spec(), http.for_check(validators=Validators(etag='"e"')))
+        backend_at(fake_upstream).get_versions(spec(), anitrack_http.for_check(validators=Validators(etag='"e"')))
     assert fake_upstream.requests_to(PATH)[0].headers["If-None-Match"] == '"e"'
 
 
-def test_not_found_and_nothing_found(fake_upstream, http):
+def test_not_found_and_nothing_found(fake_upstream, anitrack_http):
     with pytest.raises(BackendError, match=r"^Biobase: no such package on Hackage: http://127\.0\.0\.1:\d+/package/Biobase "):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)
     fake_upstream.route(PATH, "<html></html>")
     with pytest.raises(BackendError, match="^Biobase: no upstream version found"):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)
 
 
-def test_server_error_and_rate_limit(fake_upstream, http):
+def test_server_error_and_rate_limit(fake_upstream, anitrack_http):
     fake_upstream.route(PATH, Answer(500, ""))
     with pytest.raises(BackendError, match="status 500"):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)
     fake_upstream.route(PATH, Answer(429, ""))
     with pytest.raises(RateLimitError):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)

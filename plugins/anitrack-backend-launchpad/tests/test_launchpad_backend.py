@@ -4,7 +4,6 @@ import pytest
 
 import anitrack_backend_launchpad
 from anitrack_backend_launchpad import LaunchpadBackend
-from anitrack_core.check.http import FetchPolicy, HttpClient
 from anitrack_core.check.spec import ProjectSpec
 from anitrack_core.errors import BackendError
 
@@ -14,21 +13,14 @@ DOWNLOADS = """<a href="https://launchpad.net/terminator/gtk3/2.1.3/+download/te
 
 
 @pytest.fixture
-def http():
-    client = HttpClient(FetchPolicy(user_agent="test", allow_private=True, deadline=10))
-    yield client
-    client.close()
-
-
-@pytest.fixture
 def site(fake_upstream, monkeypatch):
     monkeypatch.setattr(LaunchpadBackend, "site", fake_upstream.base)
     return fake_upstream
 
 
-def versions(http, name="terminator"):
+def versions(anitrack_http, name="terminator"):
     spec = ProjectSpec(id=None, name=name, homepage=f"https://launchpad.net/{name}", backend="Launchpad")
-    return LaunchpadBackend().get_versions(spec, http.for_check())
+    return LaunchpadBackend().get_versions(spec, anitrack_http.for_check())
 
 
 def test_registers(register_plugin, anitrack_plugins):
@@ -43,21 +35,21 @@ def test_download_url():
         LaunchpadBackend.download_url("a/b")
 
 
-def test_tarballs(site, http):
+def test_tarballs(site, anitrack_http):
     site.route("/terminator/+download", DOWNLOADS)
-    assert versions(http) == ["2.1.3", "2.0-rc1"]
+    assert versions(anitrack_http) == ["2.1.3", "2.0-rc1"]
     assert "If-Modified-Since" in site.requests[0].headers
 
 
-def test_no_tarball(site, http):
+def test_no_tarball(site, anitrack_http):
     site.route("/terminator/+download", "<p>No downloads yet.</p>")
     with pytest.raises(BackendError, match=r"^terminator: no upstream version found\. - .*/terminator/\+download - "):
-        versions(http)
+        versions(anitrack_http)
 
 
-def test_unknown_project(site, http):
+def test_unknown_project(site, anitrack_http):
     with pytest.raises(BackendError, match='^foo: Server responded with status "404": "Not Found" - '):
-        versions(http, name="foo")
+        versions(anitrack_http, name="foo")
 
 
 # ---- the upstream recordings (read in place from ../shared/upstream-recordings, never copied here) ----

@@ -5,7 +5,7 @@ from urllib.parse import urlsplit
 import pytest
 
 import anitrack_backend_maven
-from anitrack_core.check.http import FetchPolicy, HttpClient, NotModified, Validators
+from anitrack_core.check.http import NotModified, Validators
 from anitrack_core.check.spec import ProjectSpec
 from anitrack_core.errors import BackendError, RateLimitError
 from anitrack_core.testing_upstream import Answer
@@ -27,13 +27,6 @@ def spec(name="guice", **fields):
     return ProjectSpec(id=None, name=name, backend=BACKEND, **fields)
 
 
-@pytest.fixture
-def http():
-    client = HttpClient(FetchPolicy(user_agent="test", allow_private=True, deadline=5))
-    yield client
-    client.close()
-
-
 def backend_at(fake_upstream):
     backend = anitrack_backend_maven.MavenBackend()
     backend.api_base = fake_upstream.base + urlsplit(backend.api_base).path
@@ -42,8 +35,8 @@ def backend_at(fake_upstream):
     return backend
 
 
-def versions(fake_upstream, http, project=None):
-    return backend_at(fake_upstream).get_versions(project or spec(), http.for_check())
+def versions(fake_upstream, anitrack_http, project=None):
+    return backend_at(fake_upstream).get_versions(project or spec(), anitrack_http.for_check())
 
 
 # ---- the recorded upstream answers (../shared/upstream-recordings, never copied here) ----
@@ -87,36 +80,36 @@ def test_url(fields, url):
 
 # ---- the fake upstream ----
 
-def test_versions_are_the_numbered_directories(fake_upstream, http):
+def test_versions_are_the_numbered_directories(fake_upstream, anitrack_http):
     fake_upstream.route(PATH, LISTING)
-    assert versions(fake_upstream, http) == ["4.0", "4.0-beta5", "5.1.0"]
+    assert versions(fake_upstream, anitrack_http) == ["4.0", "4.0-beta5", "5.1.0"]
 
 
-def test_request_is_conditional_and_304_means_nothing_new(fake_upstream, http):
+def test_request_is_conditional_and_304_means_nothing_new(fake_upstream, anitrack_http):
     fake_upstream.route(PATH, Answer(304))
     with pytest.raises(NotModified):
-        backend_at(fake_upstream).get_versions(spec(), http.for_check(validators=Validators(etag='"e"')))
+        backend_at(fake_upstream).get_versions(spec(), anitrack_http.for_check(validators=Validators(etag='"e"')))
     assert fake_upstream.requests_to(PATH)[0].headers["If-None-Match"] == '"e"'
 
 
-def test_no_coordinates(fake_upstream, http):
+def test_no_coordinates(fake_upstream, anitrack_http):
     with pytest.raises(BackendError, match="^Artifact needs to be in format groupId:artifactId"):
-        versions(fake_upstream, http, spec(version_url=None))
+        versions(fake_upstream, anitrack_http, spec(version_url=None))
     assert fake_upstream.requests == []
 
 
-def test_not_found_and_errors(fake_upstream, http):
+def test_not_found_and_errors(fake_upstream, anitrack_http):
     with pytest.raises(BackendError, match=r"^guice: no such artifact on Maven Central: http://127\.0\.0\.1:\d+/maven2/"):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)
     fake_upstream.route(PATH, Answer(502, "bad gateway"))
     with pytest.raises(BackendError, match='status 502 "Bad Gateway"'):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)
     fake_upstream.route(PATH, Answer(429, ""))
     with pytest.raises(RateLimitError):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)
 
 
-def test_empty_listing(fake_upstream, http):
+def test_empty_listing(fake_upstream, anitrack_http):
     fake_upstream.route(PATH, '<a href="../">../</a>\n<a href="maven-metadata.xml">maven-metadata.xml</a>')
     with pytest.raises(BackendError, match="^guice: no upstream version found"):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)

@@ -6,7 +6,7 @@ from urllib.parse import urlsplit
 import pytest
 
 import anitrack_backend_packagist
-from anitrack_core.check.http import FetchPolicy, HttpClient, NotModified, Validators
+from anitrack_core.check.http import NotModified, Validators
 from anitrack_core.check.spec import ProjectSpec
 from anitrack_core.errors import BackendError, RateLimitError
 from anitrack_core.testing_upstream import Answer
@@ -21,13 +21,6 @@ def spec(name="php-timer", **fields):
     return ProjectSpec(id=None, name=name, backend=BACKEND, **fields)
 
 
-@pytest.fixture
-def http():
-    client = HttpClient(FetchPolicy(user_agent="test", allow_private=True, deadline=5))
-    yield client
-    client.close()
-
-
 def backend_at(fake_upstream):
     backend = anitrack_backend_packagist.PackagistBackend()
     backend.api_base = fake_upstream.base + urlsplit(backend.api_base).path
@@ -36,8 +29,8 @@ def backend_at(fake_upstream):
     return backend
 
 
-def versions(fake_upstream, http, project=None):
-    return backend_at(fake_upstream).get_versions(project or spec(), http.for_check())
+def versions(fake_upstream, anitrack_http, project=None):
+    return backend_at(fake_upstream).get_versions(project or spec(), anitrack_http.for_check())
 
 
 # ---- the recorded upstream answers (../shared/upstream-recordings, never copied here) ----
@@ -71,46 +64,46 @@ def test_url():
 
 # ---- the fake upstream ----
 
-def test_versions_sorted_as_strings(fake_upstream, http):
+def test_versions_sorted_as_strings(fake_upstream, anitrack_http):
     fake_upstream.route(PATH, json.dumps({"package": {"name": "phpunit/php-timer", "versions": {
         "dev-master": {}, "1.0.5": {}, "1.0.10": {}, "2.0.x-dev": {}}}}))
-    assert versions(fake_upstream, http) == ["1.0.10", "1.0.5", "2.0.x-dev", "dev-master"]
+    assert versions(fake_upstream, anitrack_http) == ["1.0.10", "1.0.5", "2.0.x-dev", "dev-master"]
 
 
-def test_request_is_conditional_and_304_means_nothing_new(fake_upstream, http):
+def test_request_is_conditional_and_304_means_nothing_new(fake_upstream, anitrack_http):
     fake_upstream.route(PATH, Answer(304))
     with pytest.raises(NotModified):
-        backend_at(fake_upstream).get_versions(spec(), http.for_check(validators=Validators(etag='"e"')))
+        backend_at(fake_upstream).get_versions(spec(), anitrack_http.for_check(validators=Validators(etag='"e"')))
     assert fake_upstream.requests_to(PATH)[0].headers["If-None-Match"] == '"e"'
 
 
-def test_no_vendor(fake_upstream, http):
+def test_no_vendor(fake_upstream, anitrack_http):
     with pytest.raises(BackendError, match="^Project php-timer is not correctly set up"):
-        versions(fake_upstream, http, spec(version_url=None))
+        versions(fake_upstream, anitrack_http, spec(version_url=None))
     assert fake_upstream.requests == []
 
 
-def test_error_message_of_packagist(fake_upstream, http):
+def test_error_message_of_packagist(fake_upstream, anitrack_http):
     fake_upstream.route(PATH, Answer(404, json.dumps({"status": "error", "message": "Package not found"})))
     with pytest.raises(BackendError, match=r"^Package not found: http://127\.0\.0\.1:\d+/packages/phpunit/php-timer\.json$"):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)
 
 
-def test_invalid_json(fake_upstream, http):
+def test_invalid_json(fake_upstream, anitrack_http):
     fake_upstream.route(PATH, "<html>")
     with pytest.raises(BackendError, match=r"^Invalid JSON returned by http://"):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)
     fake_upstream.route(PATH, json.dumps({"package": {"name": "x"}}))
     with pytest.raises(BackendError, match=r"^Invalid JSON returned by http://"):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)
     fake_upstream.route(PATH, json.dumps({"package": {"versions": {}}}))
-    assert versions(fake_upstream, http) == []
+    assert versions(fake_upstream, anitrack_http) == []
 
 
-def test_server_error_and_rate_limit(fake_upstream, http):
+def test_server_error_and_rate_limit(fake_upstream, anitrack_http):
     fake_upstream.route(PATH, Answer(500, "<html>"))
     with pytest.raises(BackendError, match="status 500"):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)
     fake_upstream.route(PATH, Answer(429, "{}"))
     with pytest.raises(RateLimitError):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)

@@ -4,17 +4,9 @@ import pytest
 
 import anitrack_backend_pagure
 from anitrack_backend_pagure import PagureBackend
-from anitrack_core.check.http import FetchPolicy, HttpClient
 from anitrack_core.check.spec import ProjectSpec
 from anitrack_core.errors import BackendError, RateLimitError
 from anitrack_core.testing_upstream import Answer
-
-
-@pytest.fixture
-def http():
-    client = HttpClient(FetchPolicy(user_agent="test", allow_private=True, deadline=10))
-    yield client
-    client.close()
 
 
 @pytest.fixture
@@ -23,9 +15,9 @@ def site(fake_upstream, monkeypatch):
     return fake_upstream
 
 
-def versions(http, name="pagure"):
+def versions(anitrack_http, name="pagure"):
     spec = ProjectSpec(id=None, name=name, homepage=f"https://pagure.io/{name}", backend="pagure")
-    return PagureBackend().get_versions(spec, http.for_check())
+    return PagureBackend().get_versions(spec, anitrack_http.for_check())
 
 
 def test_registers(register_plugin, anitrack_plugins):
@@ -43,43 +35,43 @@ def test_tags_url(name, url):
     assert PagureBackend.tags_url(name) == url
 
 
-def test_tags(site, http):
+def test_tags(site, anitrack_http):
     site.route("/api/0/pagure/git/tags", Answer(200, '{"tags": ["0.1", "0.1.1"], "total_tags": 2}',
                                                 {"Content-Type": "application/json"}))
-    assert versions(http) == ["0.1", "0.1.1"]
+    assert versions(anitrack_http) == ["0.1", "0.1.1"]
     assert "If-Modified-Since" in site.requests[0].headers
 
 
 @pytest.mark.parametrize("body", ['{"tags": []}', '{"total_tags": 0}'])
-def test_no_tag(site, http, body):
+def test_no_tag(site, anitrack_http, body):
     site.route("/api/0/pagure/git/tags", body)
-    assert versions(http) == []
+    assert versions(anitrack_http) == []
 
 
 @pytest.mark.parametrize("body", ['["0.1"]', '{"tags": "0.1"}'])
-def test_malformed_answer(site, http, body):
+def test_malformed_answer(site, anitrack_http, body):
     site.route("/api/0/pagure/git/tags", body)
     with pytest.raises(BackendError, match="did not answer"):
-        versions(http)
+        versions(anitrack_http)
 
 
-def test_not_json(site, http):
+def test_not_json(site, anitrack_http):
     site.route("/api/0/pagure/git/tags", "<html>")
     with pytest.raises(BackendError, match="not valid JSON"):
-        versions(http)
+        versions(anitrack_http)
 
 
-def test_unknown_project(site, http):
+def test_unknown_project(site, anitrack_http):
     site.route("/api/0/foo/git/tags", Answer(404, '{"error": "Project not found", "error_code": "ENOPROJECT"}'))
     expected = r'^foo: Server responded with status "404": "Not Found" - .* \(Project not found\)$'
     with pytest.raises(BackendError, match=expected):
-        versions(http, name="foo")
+        versions(anitrack_http, name="foo")
 
 
-def test_rate_limited(site, http):
+def test_rate_limited(site, anitrack_http):
     site.route("/api/0/pagure/git/tags", Answer(429, "", {"Retry-After": "60"}))
     with pytest.raises(RateLimitError):
-        versions(http)
+        versions(anitrack_http)
 
 
 # ---- the upstream recordings (read in place from ../shared/upstream-recordings, never copied here) ----

@@ -1,102 +1,24 @@
-"""The ``PEAR`` and ``PECL`` backends: PHP packages on pear.php.net, PHP extensions on pecl.php.net.
+"""The ``PEAR`` backend: PHP packages on pear.php.net.
 
-Both channels run the same channel server.  The versions are the ``<v>``
-elements of the package's release list in its REST interface,
-``https://<channel>/rest/r/<n>/allreleases.xml``, where ``<n>`` is the
-project name in lower case with ``-`` read as ``_`` (``PHP-UML`` and
-``PHP_UML`` both name ``php_uml``; ``APCu`` names ``apcu``, ``pecl-http``
-names ``pecl_http``).  The channel's RSS feed of the latest releases is the
-feed of recent releases (:meth:`ChannelBackend.recent_releases`).
+The channel server's protocol (REST release lists, RSS feed of the latest
+releases) is :class:`anitrack_core.backends.pear_channel.ChannelBackend`.
 """
 
 from __future__ import annotations
 
-import re
-from typing import ClassVar
-from urllib.parse import quote
-
 from anitrack_core import hookimpl
-from anitrack_core.backend import Backend, FeedEntry
-from anitrack_core.check.feeds import fetch_feed, rss_items
-from anitrack_core.errors import BackendError
-
-_VERSION = re.compile(r"<v>\s*([^<\s]+)\s*</v>")
-
-
-def _more_info(site: str, examples: str) -> str:
-    return (f"Set the name to the package's name on {site} (letter case and '-' for '_' do not "
-            f"matter: {examples}); version_url is not used.")
-
-
-class ChannelBackend(Backend):
-    """What both channels share; the subclasses set :attr:`site`, :attr:`api_base` and :attr:`feed_url`."""
-
-    #: the channel's site, for the packages' homepages
-    site: ClassVar[str]
-    #: the channel's server (tests point it at a fake upstream)
-    api_base: str
-    feed_url: str
-
-    @staticmethod
-    def package_key(name: str) -> str:
-        """The package's name in REST URLs: lower case, ``-`` replaced by ``_``."""
-        return name.strip().lower().replace("-", "_")
-
-    def upstream_url(self, project) -> str:
-        """The release list of *project* (version_url is ignored)."""
-        return f"{self.api_base}/rest/r/{quote(self.package_key(project.name), safe='')}/allreleases.xml"
-
-    def get_versions(self, project, http):
-        key, url = self.package_key(project.name), self.upstream_url(project)
-        response = http.get(url, conditional=True)
-        http.raise_for_rate_limit(response)
-        if response.status == 404:
-            raise BackendError(f"No versions found for {key}: no such package at {url} (HTTP 404)")
-        if not response.ok:
-            raise BackendError(f'{url}: server responded with status {response.status} "{response.reason}"')
-        found = _VERSION.findall(response.text)
-        if not found:
-            raise BackendError(f"No versions found for {key} at {url}")
-        return found
-
-    def recent_releases(self, http):
-        """The channel's latest releases: RSS items titled ``<package> <version>``.
-
-        A package whose name holds ``_`` is also announced under its ``-``
-        spelling, which names the same package here.
-        """
-        entries = []
-        for item in rss_items(fetch_feed(http, self.feed_url).content, self.feed_url):
-            parts = item.get("title", "").rsplit(None, 1)
-            if len(parts) != 2:
-                continue
-            name, version = parts
-            homepage = f"{self.site}/package/{name}"
-            entries.append(FeedEntry(name, version, homepage))
-            if "_" in name:
-                entries.append(FeedEntry(name.replace("_", "-"), version, homepage))
-        return entries
+from anitrack_core.backends.pear_channel import ChannelBackend, channel_more_info
 
 
 class PearBackend(ChannelBackend):
     name = "PEAR"
     examples = ["https://pear.php.net/package/Auth/", "https://pear.php.net/package/PHP_UML"]
-    more_info = _more_info("pear.php.net", "PHP_UML, php-uml")
+    more_info = channel_more_info("pear.php.net", "PHP_UML, php-uml")
     site = "https://pear.php.net"
     api_base = "https://pear.php.net"
     feed_url = "https://pear.php.net/feeds/latest.rss"
 
 
-class PeclBackend(ChannelBackend):
-    name = "PECL"
-    examples = ["https://pecl.php.net/package/inotify", "https://pecl.php.net/package/gnupg"]
-    more_info = _more_info("pecl.php.net", "pecl_http, pecl-http")
-    site = "https://pecl.php.net"
-    api_base = "https://pecl.php.net"
-    feed_url = "https://pecl.php.net/feeds/latest.rss"
-
-
 @hookimpl
 def anitrack_register_backends(registry):
     registry.add(PearBackend)
-    registry.add(PeclBackend)

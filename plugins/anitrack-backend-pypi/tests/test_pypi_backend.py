@@ -6,19 +6,12 @@ from urllib.parse import urlsplit
 import pytest
 
 import anitrack_backend_pypi
-from anitrack_core.check.http import FetchError, FetchPolicy, HttpClient, NotModified, Validators
+from anitrack_core.check.http import FetchError, NotModified, Validators
 from anitrack_core.check.spec import ProjectSpec
 from anitrack_core.errors import BackendError, RateLimitError
 from anitrack_core.testing_upstream import Answer
 
 BACKEND = "PyPI"
-
-
-@pytest.fixture
-def http():
-    client = HttpClient(FetchPolicy(user_agent="test", allow_private=True, deadline=5))
-    yield client
-    client.close()
 
 
 def spec(name="chai", **fields):
@@ -33,8 +26,8 @@ def backend_at(fake_upstream):
     return backend
 
 
-def versions(fake_upstream, http, project=None):
-    return backend_at(fake_upstream).get_versions(project or spec(), http.for_check())
+def versions(fake_upstream, anitrack_http, project=None):
+    return backend_at(fake_upstream).get_versions(project or spec(), anitrack_http.for_check())
 
 
 # ---- the recorded upstream answers (../shared/upstream-recordings, never copied here) ----
@@ -69,48 +62,48 @@ def test_url_comes_from_the_name_only():
 
 # ---- the fake upstream ----
 
-def test_versions_skip_fully_yanked_releases(fake_upstream, http):
+def test_versions_skip_fully_yanked_releases(fake_upstream, anitrack_http):
     fake_upstream.route("/pypi/chai/json", json.dumps({"info": {"version": "1.1"}, "releases": {
         "0.9": [], "1.0": [{"yanked": False}, {"yanked": True}], "1.0.1": [{"yanked": True}], "1.1": [{}]}}))
-    assert versions(fake_upstream, http) == ["0.9", "1.0", "1.1"]
+    assert versions(fake_upstream, anitrack_http) == ["0.9", "1.0", "1.1"]
 
 
-def test_request_is_conditional_and_304_means_nothing_new(fake_upstream, http):
+def test_request_is_conditional_and_304_means_nothing_new(fake_upstream, anitrack_http):
     fake_upstream.route("/pypi/chai/json", Answer(304))
     backend = backend_at(fake_upstream)
     with pytest.raises(NotModified):
-        backend.get_versions(spec(), http.for_check(validators=Validators(etag='"v1"')))
+        backend.get_versions(spec(), anitrack_http.for_check(validators=Validators(etag='"v1"')))
     assert fake_upstream.requests_to("/pypi/chai/json")[0].headers["If-None-Match"] == '"v1"'
 
 
-def test_not_found(fake_upstream, http):
+def test_not_found(fake_upstream, anitrack_http):
     with pytest.raises(BackendError, match=r"^Package not found on PyPI: http://127\.0\.0\.1:\d+/pypi/chai/json$"):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)
 
 
-def test_bad_json(fake_upstream, http):
+def test_bad_json(fake_upstream, anitrack_http):
     fake_upstream.route("/pypi/chai/json", "<html>maintenance</html>")
     with pytest.raises(BackendError, match="not valid JSON"):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)
     fake_upstream.route("/pypi/chai/json", "[1, 2]")
     with pytest.raises(BackendError, match="not a JSON object"):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)
 
 
-def test_empty_and_missing_releases(fake_upstream, http):
+def test_empty_and_missing_releases(fake_upstream, anitrack_http):
     fake_upstream.route("/pypi/chai/json", json.dumps({"info": {}, "releases": {}}))
-    assert versions(fake_upstream, http) == []
+    assert versions(fake_upstream, anitrack_http) == []
     fake_upstream.route("/pypi/chai/json", json.dumps({"info": {"version": "2.0"}}))
-    assert versions(fake_upstream, http) == ["2.0"]
+    assert versions(fake_upstream, anitrack_http) == ["2.0"]
 
 
-def test_server_error_and_rate_limit(fake_upstream, http):
+def test_server_error_and_rate_limit(fake_upstream, anitrack_http):
     fake_upstream.route("/pypi/chai/json", Answer(503, "down"))
     with pytest.raises(BackendError, match='status 503 "Service Unavailable"'):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)
     fake_upstream.route("/pypi/chai/json", Answer(429, "slow down", {"Retry-After": "60"}))
     with pytest.raises(RateLimitError):
-        versions(fake_upstream, http)
+        versions(fake_upstream, anitrack_http)
 
 
 # ---- the feed ----
@@ -123,18 +116,18 @@ FEED = """<?xml version="1.0" encoding="UTF-8"?>
 </channel></rss>"""
 
 
-def test_feed(fake_upstream, http):
+def test_feed(fake_upstream, check_http):
     fake_upstream.route("/feed", Answer(200, FEED, {"Content-Type": "text/xml"}))
-    entries = backend_at(fake_upstream).recent_releases(http.for_check())
+    entries = backend_at(fake_upstream).recent_releases(check_http)
     assert [(e.name, e.version, e.homepage) for e in entries] == [
         ("requests", "2.32.3", "https://pypi.org/project/requests/"),
         ("Django", "5.1", "https://pypi.org/project/Django/"),
     ]
 
 
-def test_feed_errors(fake_upstream, http):
+def test_feed_errors(fake_upstream, anitrack_http):
     with pytest.raises(FetchError, match="status 404"):
-        backend_at(fake_upstream).recent_releases(http.for_check())
+        backend_at(fake_upstream).recent_releases(anitrack_http.for_check())
     fake_upstream.route("/feed", "<rss><channel><item>")
     with pytest.raises(FetchError, match="not well-formed XML"):
-        backend_at(fake_upstream).recent_releases(http.for_check())
+        backend_at(fake_upstream).recent_releases(anitrack_http.for_check())

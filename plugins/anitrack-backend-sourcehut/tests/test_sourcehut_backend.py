@@ -4,7 +4,6 @@ import pytest
 
 import anitrack_backend_sourcehut
 from anitrack_backend_sourcehut import SourceHutBackend
-from anitrack_core.check.http import FetchPolicy, HttpClient
 from anitrack_core.check.spec import ProjectSpec
 from anitrack_core.errors import BackendError
 from anitrack_core.testing_upstream import Answer
@@ -17,13 +16,6 @@ EMPTY = """<rss version="2.0"><channel><title>~sircmpwn/hare refs</title></chann
 
 
 @pytest.fixture
-def http():
-    client = HttpClient(FetchPolicy(user_agent="test", allow_private=True, deadline=10))
-    yield client
-    client.close()
-
-
-@pytest.fixture
 def site(fake_upstream, monkeypatch):
     monkeypatch.setattr(SourceHutBackend, "site", fake_upstream.base)
     return fake_upstream
@@ -33,8 +25,8 @@ def project(homepage="https://git.sr.ht/~sircmpwn/scdoc", **fields):
     return ProjectSpec(id=None, name="scdoc", homepage=homepage, backend="SourceHut", **fields)
 
 
-def versions(http, **fields):
-    return SourceHutBackend().get_versions(project(**fields), http.for_check())
+def versions(anitrack_http, **fields):
+    return SourceHutBackend().get_versions(project(**fields), anitrack_http.for_check())
 
 
 def test_registers(register_plugin, anitrack_plugins):
@@ -66,35 +58,35 @@ def test_bad_set_up(fields):
         SourceHutBackend.feed_url(project(**fields))
 
 
-def test_tags(site, http):
+def test_tags(site, anitrack_http):
     site.route("/~sircmpwn/scdoc/refs/rss.xml", Answer(200, FEED, {"Content-Type": "application/rss+xml"}))
-    assert versions(http, homepage=site.url("/~sircmpwn/scdoc")) == ["1.11.2", "1.11.1", "1.9.0 & more"]
+    assert versions(anitrack_http, homepage=site.url("/~sircmpwn/scdoc")) == ["1.11.2", "1.11.1", "1.9.0 & more"]
     assert "If-Modified-Since" in site.requests[0].headers
 
 
-def test_no_tag(site, http):
+def test_no_tag(site, anitrack_http):
     site.route("/~sircmpwn/scdoc/refs/rss.xml", EMPTY)
     with pytest.raises(BackendError, match=r"^scdoc: no upstream version found\. '.*/~sircmpwn/scdoc/refs/rss.xml'$"):
-        versions(http, version_url="sircmpwn/scdoc")
+        versions(anitrack_http, version_url="sircmpwn/scdoc")
 
 
 @pytest.mark.parametrize("body", ["<html><p>oops", ""])
-def test_not_a_feed(site, http, body):
+def test_not_a_feed(site, anitrack_http, body):
     site.route("/~sircmpwn/scdoc/refs/rss.xml", body)
     with pytest.raises(BackendError, match="is not an RSS feed"):
-        versions(http, version_url="sircmpwn/scdoc")
+        versions(anitrack_http, version_url="sircmpwn/scdoc")
 
 
-def test_entities_are_refused(site, http):
+def test_entities_are_refused(site, anitrack_http):
     site.route("/~sircmpwn/scdoc/refs/rss.xml", '<!DOCTYPE r [<!ENTITY a "aaaa">]><rss><channel><item>'
                                                 "<title>&a;</title></item></channel></rss>")
     with pytest.raises(BackendError, match="declares XML entities"):
-        versions(http, version_url="sircmpwn/scdoc")
+        versions(anitrack_http, version_url="sircmpwn/scdoc")
 
 
-def test_unknown_repository(site, http):
+def test_unknown_repository(site, anitrack_http):
     with pytest.raises(BackendError, match='^scdoc: Server responded with status "404": "Not Found" - '):
-        versions(http, version_url="sircmpwn/scdoc")
+        versions(anitrack_http, version_url="sircmpwn/scdoc")
 
 
 # ---- the upstream recordings (read in place from ../shared/upstream-recordings, never copied here) ----

@@ -1,4 +1,4 @@
-"""The ``Drupal6`` and ``Drupal7`` backends: releases of a drupal.org project for one Drupal core.
+"""A backend for the releases of a drupal.org project for one Drupal core.
 
 drupal.org publishes, per project and core branch, an XML release history at
 ``https://updates.drupal.org/release-history/<project>/<core>.x`` whose
@@ -10,7 +10,6 @@ from __future__ import annotations
 import html
 import re
 
-from anitrack_core import hookimpl
 from anitrack_core.backend import Backend
 from anitrack_core.check.regex import versions_from_text
 from anitrack_core.errors import BackendError
@@ -20,7 +19,7 @@ _ERROR = re.compile(r"<error>([^<]*)</error>")
 
 
 class DrupalBackend(Backend):
-    """What both core branches share; the subclasses set :attr:`core`."""
+    """What every core branch shares; the subclasses set :attr:`core`."""
 
     core: str
     #: the release-history service (a test may point it to a fake upstream)
@@ -59,28 +58,9 @@ class DrupalBackend(Backend):
         return versions_from_text(text, pattern, project_name=project.name, url=url, timeout=REGEX_TIMEOUT)
 
 
-def _more_info(core: str, other: str) -> str:
+def drupal_more_info(core: str, other: str) -> str:
+    """The ``more_info`` of the backend for Drupal *core*, whose projects may also be tracked for *other*."""
     return (f"The project name is the drupal.org machine name of the module or theme (the last part of "
             f"https://www.drupal.org/project/<name>); '-' is read as '_'. A project tracked for both Drupal "
             f"{core} and Drupal {other} needs two anitrack projects with different names: prefix this one "
             f"with 'Drupal{core}:' (for example 'Drupal{core}: pathauto'); the prefix is not sent to drupal.org.")
-
-
-class Drupal6Backend(DrupalBackend):
-    name = "Drupal6"
-    core = "6"
-    examples = ["https://www.drupal.org/project/pathauto", "https://www.drupal.org/project/wysiwyg"]
-    more_info = _more_info("6", "7")
-
-
-class Drupal7Backend(DrupalBackend):
-    name = "Drupal7"
-    core = "7"
-    examples = ["https://www.drupal.org/project/pathauto", "https://www.drupal.org/project/wysiwyg"]
-    more_info = _more_info("7", "6")
-
-
-@hookimpl
-def anitrack_register_backends(registry):
-    registry.add(Drupal6Backend)
-    registry.add(Drupal7Backend)

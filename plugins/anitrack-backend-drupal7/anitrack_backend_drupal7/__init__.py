@@ -1,0 +1,21 @@
+"""The ``Drupal7`` backend: releases of a drupal.org project for Drupal 7.
+
+The release history is read by :class:`anitrack_core.backends.drupal.DrupalBackend`.
+"""
+
+from __future__ import annotations
+
+from anitrack_core import hookimpl
+from anitrack_core.backends.drupal import DrupalBackend, drupal_more_info
+
+
+class Drupal7Backend(DrupalBackend):
+    name = "Drupal7"
+    core = "7"
+    examples = ["https://www.drupal.org/project/pathauto", "https://www.drupal.org/project/wysiwyg"]
+    more_info = drupal_more_info("7", "6")
+
+
+@hookimpl
+def anitrack_register_backends(registry):
+    registry.add(Drupal7Backend)

@@ -1,0 +1,24 @@
+"""The ``PECL`` backend: PHP extensions on pecl.php.net.
+
+The channel server's protocol (REST release lists, RSS feed of the latest
+releases) is :class:`anitrack_core.backends.pear_channel.ChannelBackend`.
+"""
+
+from __future__ import annotations
+
+from anitrack_core import hookimpl
+from anitrack_core.backends.pear_channel import ChannelBackend, channel_more_info
+
+
+class PeclBackend(ChannelBackend):
+    name = "PECL"
+    examples = ["https://pecl.php.net/package/inotify", "https://pecl.php.net/package/gnupg"]
+    more_info = channel_more_info("pecl.php.net", "pecl_http, pecl-http")
+    site = "https://pecl.php.net"
+    api_base = "https://pecl.php.net"
+    feed_url = "https://pecl.php.net/feeds/latest.rss"
+
+
+@hookimpl
+def anitrack_register_backends(registry):
+    registry.add(PeclBackend)
