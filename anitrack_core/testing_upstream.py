@@ -6,6 +6,7 @@ import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import urlsplit
 
 
 @dataclass
@@ -78,6 +79,14 @@ class FakeUpstream:
 
     def url(self, path: str) -> str:
         return self.base + path
+
+    def serving(self, backend: Any) -> Any:
+        """*backend* with its upstream addresses pointed here: ``api_base`` (its path kept) and,
+        if it has one, ``feed_url`` (``/feed``).  Returns the backend."""
+        backend.api_base = self.base + urlsplit(backend.api_base).path
+        if hasattr(backend, "feed_url"):
+            backend.feed_url = self.url("/feed")
+        return backend
 
     def route(self, path: str, answer: Any) -> None:
         with self._lock:

@@ -1,7 +1,5 @@
 """The CPAN backend on its own: URLs, a fake upstream, and the recorded upstream answers."""
 
-from urllib.parse import urlsplit
-
 import pytest
 
 import anitrack_backend_cpan
@@ -24,11 +22,7 @@ def spec(name="Net-Whois-Raw", **fields):
 
 
 def backend_at(fake_upstream):
-    backend = anitrack_backend_cpan.CpanBackend()
-    backend.api_base = fake_upstream.base + urlsplit(backend.api_base).path
-    if hasattr(backend, "feed_url"):
-        backend.feed_url = fake_upstream.url("/feed")
-    return backend
+    return fake_upstream.serving(anitrack_backend_cpan.CpanBackend())
 
 
 def versions(fake_upstream, anitrack_http, project=None):

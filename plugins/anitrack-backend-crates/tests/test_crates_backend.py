@@ -1,8 +1,6 @@
 """The crates.io backend on its own: URLs, a fake upstream, and the recorded upstream answers."""
 
 import json
-from urllib.parse import urlsplit
-
 import pytest
 
 import anitrack_backend_crates
@@ -26,11 +24,7 @@ def page(*versions, next_page=None):
 
 
 def backend_at(fake_upstream):
-    backend = anitrack_backend_crates.CratesBackend()
-    backend.api_base = fake_upstream.base + urlsplit(backend.api_base).path
-    if hasattr(backend, "feed_url"):
-        backend.feed_url = fake_upstream.url("/feed")
-    return backend
+    return fake_upstream.serving(anitrack_backend_crates.CratesBackend())
 
 
 def versions(fake_upstream, anitrack_http, project=None):

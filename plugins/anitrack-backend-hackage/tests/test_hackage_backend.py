@@ -1,7 +1,5 @@
 """The Hackage backend on its own: URLs, a fake upstream, and the recorded upstream answers."""
 
-from urllib.parse import urlsplit
-
 import pytest
 
 import anitrack_backend_hackage
@@ -23,11 +21,7 @@ def spec(name="Biobase", **fields):
 
 
 def backend_at(fake_upstream):
-    backend = anitrack_backend_hackage.HackageBackend()
-    backend.api_base = fake_upstream.base + urlsplit(backend.api_base).path
-    if hasattr(backend, "feed_url"):
-        backend.feed_url = fake_upstream.url("/feed")
-    return backend
+    return fake_upstream.serving(anitrack_backend_hackage.HackageBackend())
 
 
 def versions(fake_upstream, anitrack_http, project=None):

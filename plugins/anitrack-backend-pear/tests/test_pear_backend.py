@@ -4,8 +4,6 @@ What every channel shares (errors, conditional requests) is tested with the
 base, in tests/engine/test_backend_bases.py.
 """
 
-from urllib.parse import urlsplit
-
 import pytest
 
 import anitrack_backend_pear
@@ -36,10 +34,7 @@ def spec(name="PHP-UML", **fields):
 
 
 def backend_at(fake_upstream):
-    backend = PearBackend()
-    backend.api_base = fake_upstream.base + urlsplit(backend.api_base).path
-    backend.feed_url = fake_upstream.url("/feed")
-    return backend
+    return fake_upstream.serving(PearBackend())
 
 
 def test_recorded_case(register_plugin, recorded_case):

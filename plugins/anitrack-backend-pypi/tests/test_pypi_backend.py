@@ -1,8 +1,6 @@
 """The PyPI backend on its own: URLs, a fake upstream, and the recorded upstream answers."""
 
 import json
-from urllib.parse import urlsplit
-
 import pytest
 
 import anitrack_backend_pypi
@@ -20,10 +18,7 @@ def spec(name="chai", **fields):
 
 
 def backend_at(fake_upstream):
-    backend = anitrack_backend_pypi.PypiBackend()
-    backend.api_base = fake_upstream.base + urlsplit(backend.api_base).path
-    backend.feed_url = fake_upstream.url("/feed")
-    return backend
+    return fake_upstream.serving(anitrack_backend_pypi.PypiBackend())
 
 
 def versions(fake_upstream, anitrack_http, project=None):

@@ -1,8 +1,6 @@
 """The Rubygems backend on its own: URLs, a fake upstream, and the recorded upstream answers."""
 
 import json
-from urllib.parse import urlsplit
-
 import pytest
 
 import anitrack_backend_rubygems
@@ -21,11 +19,7 @@ def spec(name="bio", **fields):
 
 
 def backend_at(fake_upstream):
-    backend = anitrack_backend_rubygems.RubygemsBackend()
-    backend.api_base = fake_upstream.base + urlsplit(backend.api_base).path
-    if hasattr(backend, "feed_url"):
-        backend.feed_url = fake_upstream.url("/feed")
-    return backend
+    return fake_upstream.serving(anitrack_backend_rubygems.RubygemsBackend())
 
 
 def versions(fake_upstream, anitrack_http, project=None):
