@@ -54,6 +54,10 @@ suite gets these fixtures with nothing to import:
     applied to ``os.environ`` for the test; ``run_anitrack(*argv)`` runs the CLI
     in-process with it and returns ``(exit_code, stdout, stderr)``.
 
+``live_wsgi_server(app)``
+    a context manager serving a WSGI app with waitress on a free loopback port;
+    yields its base URL (tests drive the real server over HTTP).
+
 A server that is absent skips the tests needing it, with the reason, except
 under CI (``CI`` set), where it fails them: CI must never pass by skipping.
 """
@@ -64,11 +68,35 @@ import io
 import os
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import redirect_stderr, redirect_stdout
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+
+@contextmanager
+def live_wsgi_server(app: Any, threads: int = 4) -> Iterator[str]:
+    """Serve the WSGI *app* with waitress on a free loopback port in a thread; yields the base URL."""
+    import threading
+
+    import waitress.server
+
+    server = waitress.server.create_server(app, host="127.0.0.1", port=0, threads=threads)
+
+    def run() -> None:
+        try:
+            server.run()
+        except OSError:  # the sockets are closed under the loop when the server stops
+            pass
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.effective_port}"
+    finally:
+        server.close()
+        thread.join(timeout=5)
 
 
 def skip_or_fail(reason: str) -> None:

@@ -69,6 +69,13 @@ def _clean(spec: ProjectSpec, found: list[RawVersion | str], scheme: VersionSche
     return kept, too_long
 
 
+def check_client(http: HttpClient, spec: ProjectSpec) -> CheckHttp:
+    """The per-check client for *spec*: its insecure flag and the validators of its last answer."""
+    validators = (Validators(spec.http_etag, spec.http_last_modified)
+                  if spec.http_etag or spec.http_last_modified else None)
+    return http.for_check(insecure=spec.insecure, validators=validators, fallback_since=spec.newest_version_on)
+
+
 def fetch_versions(spec: ProjectSpec, backend: Backend, http: HttpClient | CheckHttp,
                    scheme: VersionScheme) -> FetchOutcome:
     """Run *backend* for *spec* and return the cleaned outcome; never raises for upstream trouble.
@@ -78,9 +85,7 @@ def fetch_versions(spec: ProjectSpec, backend: Backend, http: HttpClient | Check
     """
     started = time.monotonic()
     if isinstance(http, HttpClient):
-        validators = (Validators(spec.http_etag, spec.http_last_modified)
-                      if spec.http_etag or spec.http_last_modified else None)
-        http = http.for_check(insecure=spec.insecure, validators=validators, fallback_since=spec.newest_version_on)
+        http = check_client(http, spec)
     outcome = FetchOutcome(spec)
     try:
         found = backend.get_versions(spec, http)

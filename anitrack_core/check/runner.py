@@ -30,7 +30,7 @@ from ..errors import AnitrackError, NotFoundError, RateLimitError
 from ..events import SYSTEM_AGENT
 from ..listing import SchemeCache
 from .apply import AppliedCheck, apply_outcome
-from .fetch import FetchOutcome, fetch_versions
+from .fetch import FetchOutcome, check_client, fetch_versions
 from .http import FetchPolicy, HttpClient
 from .spec import ProjectSpec
 from .workers import fetch_in_processes, worker_count
@@ -169,13 +169,7 @@ class Checker:
             backend = self.backend(spec.backend)
         except AnitrackError as exc:
             return FetchOutcome(spec, error=str(exc))
-        validators = None
-        if spec.http_etag or spec.http_last_modified:
-            from .http import Validators
-
-            validators = Validators(spec.http_etag, spec.http_last_modified)
-        http = self.http.for_check(insecure=spec.insecure, validators=validators,
-                                   fallback_since=spec.newest_version_on)
+        http = check_client(self.http, spec)
         shared = getattr(backend, "shared_rate_limit", True)
         paused = (lambda: self.paused_until(spec.backend)) if shared else (lambda: None)
         outcome = fetch_versions(spec, backend, LimitedHttp(http, self.limiter, paused), scheme)

@@ -7,18 +7,16 @@ Broker tests use the session's throwaway servers (``anitrack_rabbitmq``,
 from __future__ import annotations
 
 import json
-import threading
 import warnings
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import anitrack_backend_custom
 import pytest
 import requests
-import waitress.server
 
 from anitrack_core.db.models import OutboxEvent
+from anitrack_core.testing import live_wsgi_server as live_server
 
 TOKEN_OWNER = "tester@example.org"
 #: an upstream page for the custom backend's default regex (project "foo"), then the same with more versions
@@ -41,23 +39,6 @@ def runtime(anitrack_env, monkeypatch):
     runtime.db.close_all()
 
 
-@contextmanager
-def live_server(app, threads=4):
-    server = waitress.server.create_server(app, host="127.0.0.1", port=0, threads=threads)
-
-    def run():
-        try:
-            server.run()
-        except OSError:  # the sockets are closed under the loop when the server stops
-            pass
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.effective_port}"
-    finally:
-        server.close()
-        thread.join(timeout=5)
 
 
 @dataclass

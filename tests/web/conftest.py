@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,10 +9,10 @@ import anitrack_backend_custom
 import anitrack_backend_folder
 import pytest
 import requests
-import waitress.server
 
 from anitrack_core import hookimpl
 from anitrack_core.backend import Backend
+from anitrack_core.testing import live_wsgi_server as live_server
 
 
 class _Backend(Backend):
@@ -70,24 +68,6 @@ class Api:
         return self.session.request(method, self.url(path), timeout=10, **kwargs)
 
 
-@contextmanager
-def live_server(app, threads=4):
-    """Serve *app* with waitress on a free loopback port in a thread; yields the base URL."""
-    server = waitress.server.create_server(app, host="127.0.0.1", port=0, threads=threads)
-
-    def run():
-        try:
-            server.run()
-        except OSError:  # the sockets are closed under the loop when the server stops
-            pass
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.effective_port}"
-    finally:
-        server.close()
-        thread.join(timeout=5)
 
 
 @pytest.fixture
