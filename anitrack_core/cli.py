@@ -85,7 +85,8 @@ def _plugins_report(runtime: Runtime) -> dict[str, Any]:
             owner = plugins.info.get(registry.plugin_of(name))
             out.append({"name": name, "plugin": registry.plugin_of(name),
                         "distribution": owner.distribution if owner else None,
-                        "description": (getattr(cls, "description", None) or getattr(cls, "more_info", None))})
+                        "description": (getattr(cls, "description", None) or getattr(cls, "more_info", None)
+                                        or getattr(cls, "title", None))})
         return out
 
     return {
@@ -93,6 +94,7 @@ def _plugins_report(runtime: Runtime) -> dict[str, Any]:
         "backends": rows(plugins.backends),
         "ecosystems": rows(plugins.ecosystems),
         "schemes": rows(plugins.schemes),
+        "identity_providers": rows(plugins.identity_providers),
     }
 
 
@@ -106,9 +108,9 @@ def _cmd_plugins(args: argparse.Namespace) -> int:
         print(f"{info['name']:<34} {info['status']:<9} {where}")
         if info["error"]:
             print(f"    error: {info['error']}")
-    for kind in ("backends", "ecosystems", "schemes"):
+    for kind in ("backends", "ecosystems", "schemes", "identity_providers"):
         names = ", ".join(row["name"] for row in report[kind]) or "(none)"
-        print(f"{kind}: {names}")
+        print(f"{kind.replace('_', ' ')}: {names}")
     return 0
 
 

@@ -24,6 +24,8 @@ ENV_PREFIX = "ANITRACK_"
 CONFIG_ENV = "ANITRACK_CONFIG"
 _KEY_RE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)?$")
 _TRUE = {"1", "true", "yes", "on"}
+#: keys of the tables of a ``dict`` setting whose values are never shown (``anitrack config``)
+SECRET_TABLE_KEYS = frozenset({"client_secret"})
 _FALSE = {"0", "false", "no", "off", ""}
 
 
@@ -66,11 +68,14 @@ class SettingsSpec:
 
         :param key: ``name`` for the core, ``section.name`` for a plugin.
         :param type: one of ``str``, ``int``, ``float``, ``bool``, ``list`` (of
-            strings; comma-separated in an environment variable) or ``Path``.
+            strings; comma-separated in an environment variable), ``Path``, or
+            ``dict``: a table of tables in the file (``[auth.providers.<name>]``),
+            whose contents the setting's owner validates; it has no single
+            environment variable.
         """
         if not _KEY_RE.match(key):
             raise ConfigError(f"invalid setting key {key!r}: use lower-case 'name' or 'section.name'")
-        if type not in (str, int, float, bool, list, Path):
+        if type not in (str, int, float, bool, list, Path, dict):
             raise ConfigError(f"setting {key!r}: unsupported type {type!r}")
         if key in self._settings:
             raise ConfigError(f"setting {key!r} is declared twice (first by {self._settings[key].owner})")
@@ -131,6 +136,12 @@ class Settings(Mapping[str, Any]):
         rows = []
         for setting in self._spec:
             value = self._values.get(setting.key)
+            if setting.type is dict:
+                for name, table in (value or {}).items():
+                    for sub, subvalue in table.items():
+                        masked = "********" if sub in SECRET_TABLE_KEYS and subvalue else subvalue
+                        rows.append((f"{setting.key}.{name}.{sub}", masked, self.source(setting.key)))
+                continue
             if setting.secret and value:
                 value = "********"
             rows.append((setting.key, value, self.source(setting.key)))
@@ -210,6 +221,13 @@ def core_settings() -> SettingsSpec:
              help="read the package indexes' feeds of recent releases before each scheduler pass")
     spec.add("scheduler_interval", type=float, default=60.0, check=_positive,
              help="seconds between two scheduler passes over the due projects")
+    spec.add("auth.providers", type=dict, default={},
+             help="identity providers people sign in with: one [auth.providers.<name>] table each "
+                  "(see docs/sign-in.md)")
+    spec.add("auth.admin_emails", type=list, default=[],
+             help="e-mail addresses made administrators when they sign in")
+    spec.add("auth.session_hours", type=float, default=168.0, check=_positive,
+             help="hours a web session lasts after sign-in")
     spec.add("disable_plugins", type=list, default=[], help="names of plugins (entry points) not to load")
     spec.add("no_plugin_autoload", type=bool, default=False, help="load only the built-in plugins")
     spec.add("trace_hooks", type=bool, default=False, help="log every hook call (debugging plugins)")
@@ -223,6 +241,15 @@ def _coerce(setting: Setting, value: Any, source: str) -> Any:
     if value is None:
         return None
     kind = setting.type
+    if kind is dict:
+        if from_env:
+            raise ConfigError(f"{where}: a table of tables is set in the configuration file, "
+                              f"not by one environment variable")
+        if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+            raise ConfigError(f"{where}: expected tables such as [{setting.key}.<name>], got {value!r}")
+        return value
+    if isinstance(value, dict):
+        raise ConfigError(f"{where}: expected a value, got a table")
     if kind is bool:
         if isinstance(value, bool):
             return value
@@ -256,8 +283,7 @@ def _flatten(data: dict[str, Any], path: Path) -> dict[str, Any]:
     for key, value in data.items():
         if isinstance(value, dict):
             for sub, subvalue in value.items():
-                if isinstance(subvalue, dict):
-                    raise ConfigError(f"{path}: nested table [{key}.{sub}] is not a setting")
+                # a table of tables ([auth.providers.<name>]) stays whole: its setting has type dict
                 flat[f"{key}.{sub}"] = subvalue
         else:
             flat[key] = value

@@ -72,3 +72,18 @@ class RateLimitError(BackendError):
     def __init__(self, message: str, reset_time: datetime) -> None:
         super().__init__(message)
         self.reset_time = reset_time
+
+
+class EmailTakenError(AnitrackError):
+    """A sign-in reports an e-mail address that belongs to a user of another identity provider.
+
+    ``providers`` names the provider(s) that user signs in with.
+    """
+
+    def __init__(self, message: str, providers: list[str]) -> None:
+        super().__init__(message)
+        self.providers = providers
+
+
+class InactiveUserError(AnitrackError):
+    """The user is inactive (banned) and cannot sign in."""

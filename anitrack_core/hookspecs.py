@@ -20,7 +20,7 @@ from . import PROJECT_NAME
 if TYPE_CHECKING:
     from .check.result import CheckResult, CheckedProject
     from .config import SettingsSpec
-    from .registry import BackendRegistry, EcosystemRegistry, SchemeRegistry
+    from .registry import BackendRegistry, EcosystemRegistry, IdentityProviderRegistry, SchemeRegistry
 
 _spec = pluggy.HookspecMarker(PROJECT_NAME)
 
@@ -28,6 +28,7 @@ __all__ = [
     "anitrack_register_backends",
     "anitrack_register_ecosystems",
     "anitrack_register_version_schemes",
+    "anitrack_register_identity_providers",
     "anitrack_declare_settings",
     "anitrack_project_checked",
 ]
@@ -65,6 +66,21 @@ def anitrack_register_version_schemes(registry: SchemeRegistry) -> None:
 
     :param registry: call ``registry.add(SchemeClass)`` for each scheme.  The
         class derives from :class:`anitrack_core.versions.VersionScheme`.
+    """
+
+
+@_spec
+def anitrack_register_identity_providers(registry: IdentityProviderRegistry) -> None:
+    """Register kinds of identity provider that people sign in with.
+
+    The core's own kinds (``oidc``, ``oauth2`` and the presets ``github``,
+    ``gitlab``, ``google``, ``fedora``) are registered through this same hook.
+    An operator enables a provider of a kind with an ``[auth.providers.<name>]``
+    table whose ``kind`` is the class's ``name``.
+
+    :param registry: call ``registry.add(ProviderClass)`` for each kind.  The
+        class derives from :class:`anitrack_core.identity.OidcProvider` or
+        :class:`anitrack_core.identity.OAuth2Provider`.
     """
 
 

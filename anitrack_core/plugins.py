@@ -21,17 +21,18 @@ import pluggy
 
 from . import PROJECT_NAME, hookspecs
 from .config import SettingsSpec, core_settings
-from .registry import BackendRegistry, EcosystemRegistry, Registry, SchemeRegistry
+from .registry import BackendRegistry, EcosystemRegistry, IdentityProviderRegistry, Registry, SchemeRegistry
 
 log = logging.getLogger(__name__)
 
 #: the core's own plugins, registered through the same hooks as anyone's
-BUILTIN_PLUGINS = ("anitrack_core.builtin.schemes",)
+BUILTIN_PLUGINS = ("anitrack_core.builtin.schemes", "anitrack_core.builtin.identity")
 
 _REGISTER_HOOKS = (
     ("anitrack_register_backends", "backends"),
     ("anitrack_register_ecosystems", "ecosystems"),
     ("anitrack_register_version_schemes", "schemes"),
+    ("anitrack_register_identity_providers", "identity_providers"),
 )
 
 
@@ -47,6 +48,7 @@ class PluginInfo:
     backends: list[str] = field(default_factory=list)
     ecosystems: list[str] = field(default_factory=list)
     schemes: list[str] = field(default_factory=list)
+    identity_providers: list[str] = field(default_factory=list)
     settings: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -62,6 +64,7 @@ class Plugins:
     backends: BackendRegistry = field(default_factory=BackendRegistry)
     ecosystems: EcosystemRegistry = field(default_factory=EcosystemRegistry)
     schemes: SchemeRegistry = field(default_factory=SchemeRegistry)
+    identity_providers: IdentityProviderRegistry = field(default_factory=IdentityProviderRegistry)
     settings_spec: SettingsSpec = field(default_factory=core_settings)
 
     def register(self, plugin: object, name: str, *, distribution: str | None = None,

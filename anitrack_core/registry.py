@@ -149,3 +149,13 @@ class SchemeRegistry(Registry[type]):
 
     def __init__(self) -> None:
         super().__init__("version scheme", ("name", "sort_key"))
+
+
+class IdentityProviderRegistry(Registry[type]):
+    """Identity provider kinds: classes derived from :class:`anitrack_core.identity.IdentityProvider`.
+
+    A kind's ``name`` is the ``kind`` value of an ``[auth.providers.<name>]`` table.
+    """
+
+    def __init__(self) -> None:
+        super().__init__("identity provider kind", ("name", "protocol", "identity"))

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import peewee
 
 from .config import Settings, core_settings, load_settings, read_config_file
 from .plugins import Plugins, load_plugins
+
+if TYPE_CHECKING:
+    from .identity import IdentityProvider
 
 
 @dataclass
@@ -24,6 +28,8 @@ class Runtime:
     settings: Settings
     plugins: Plugins
     db: peewee.Database | None = None
+    #: the identity providers people sign in with, by name (``[auth.providers.<name>]``)
+    identity_providers: dict[str, IdentityProvider] = field(default_factory=dict)
 
 
 def load_runtime(environ: Mapping[str, str] | None = None, *, database: bool = True,
@@ -40,7 +46,10 @@ def load_runtime(environ: Mapping[str, str] | None = None, *, database: bool = T
     plugins = load_plugins(autoload=not core.no_plugin_autoload, disabled=core.disable_plugins,
                            trace=core.trace_hooks)
     settings = load_settings(plugins.settings_spec, environ, file_values=file_values, file_path=file_path)
-    runtime = Runtime(settings, plugins)
+    from .identity import configured_providers
+
+    runtime = Runtime(settings, plugins,
+                      identity_providers=configured_providers(settings, plugins.identity_providers, environ))
     if database:
         from .db.database import open_database
         from .db.migrate import require_current

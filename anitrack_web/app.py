@@ -11,9 +11,9 @@ from bottle import BaseRequest, Bottle, JSONPlugin, response
 
 from anitrack_core.runtime import Runtime
 
-from . import api_checks, api_v1, api_v2, docs, metrics
+from . import api_checks, api_v1, api_v2, docs, metrics, pages
 from .context import WebContext
-from .errors import install_json_errors
+from .errors import install_errors
 from .params import MAX_BODY_BYTES, Invalid, invalid_response
 from .store_hooks import install_store_hooks
 
@@ -48,15 +48,17 @@ def create_app(runtime: Runtime) -> Bottle:
     app.install(JSONPlugin(json_dumps=_dumps))
     app.install(_input_errors)
     app.config["anitrack.runtime"] = runtime
-    install_json_errors(app)
+    ctx = WebContext(runtime)
+    install_errors(app, ctx.renderer.error_page)
     if runtime.db is not None:
         install_store_hooks(app, runtime.db)
-    ctx = WebContext(runtime)
+        ctx.cookies.install(app)
     api_v2.add_routes(app, ctx)
     api_checks.add_routes(app, ctx)
     api_v1.add_routes(app, ctx)
     docs.add_routes(app, ctx)
     metrics.add_routes(app)
+    pages.add_routes(app, ctx)
 
     @app.get(["/api/version", "/api/version/"])
     def api_version() -> dict[str, str]:

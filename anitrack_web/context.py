@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from anitrack_core.listing import SchemeCache
 from anitrack_core.runtime import Runtime
 
+from .pages.rendering import Renderer
+from .sessions import SessionCookies
 from .views import ProjectViews
 
 
@@ -17,6 +20,8 @@ class WebContext:
     runtime: Runtime
     schemes: SchemeCache = field(init=False)
     views: ProjectViews = field(init=False)
+    renderer: Renderer = field(init=False)
+    cookies: SessionCookies = field(init=False)
 
     _checker: Any = field(init=False, default=None)
     _lock: threading.Lock = field(init=False, default_factory=threading.Lock)
@@ -24,6 +29,10 @@ class WebContext:
     def __post_init__(self) -> None:
         self.schemes = SchemeCache(self.runtime.plugins)
         self.views = ProjectViews(self.schemes)
+        self.renderer = Renderer()
+        settings = self.runtime.settings
+        self.cookies = SessionCookies(secure=settings.base_url.startswith("https://"),
+                                      lifetime=timedelta(hours=settings["auth.session_hours"]))
 
     @property
     def checker(self) -> Any:
@@ -34,6 +43,15 @@ class WebContext:
 
                 self._checker = Checker(self.runtime)
             return self._checker
+
+    def render(self, template: str, **context: Any) -> str:
+        """A page for the current visitor (see :class:`~anitrack_web.pages.rendering.Renderer`)."""
+        return self.renderer.render(template, **context)
+
+    @property
+    def providers(self) -> dict[str, Any]:
+        """The identity providers people sign in with, by name."""
+        return self.runtime.identity_providers
 
     @property
     def plugins(self):  # noqa: ANN201 (anitrack_core.plugins.Plugins)

@@ -22,6 +22,7 @@ from typing import Any
 from bottle import Bottle, HTTPResponse, request, response
 
 from .context import WebContext
+from .pages.rendering import html_headers
 
 DOCS_PAGE = "/static/docs/api.html"
 OPENAPI_PATH = "/api/v2/openapi.json"
@@ -336,6 +337,8 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
 
     @app.get(DOCS_PAGE)
     def docs_page() -> str:
-        response.content_type = "text/html; charset=utf-8"
-        response.set_header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+        html_headers(private=False)
+        # the page is self-contained: its own inline CSS, and no script at all
+        response.set_header("Content-Security-Policy",
+                            "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
         return page()

@@ -1,15 +1,18 @@
-"""Every error the web app returns is JSON, never an HTML page.
+"""Errors: JSON for the API and for clients asking for JSON, an HTML page for people.
 
-The shape: ``{"error": "<message for people>", "status": <HTTP status>}``;
-API v1 paths add ``"output": "notok"`` as its existing clients expect, and
-validation errors add ``"message": {"<field>": "<problem>"}`` naming each
-offending field.
+Every error under ``/api/`` (and of the machine endpoints) is JSON, never an
+HTML page.  The shape: ``{"error": "<message for people>", "status": <HTTP
+status>}``; API v1 paths add ``"output": "notok"`` as its existing clients
+expect, and validation errors add ``"message": {"<field>": "<problem>"}``
+naming each offending field.  Elsewhere (the web pages) an error is a page,
+unless the request's ``Accept`` header prefers JSON.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from bottle import Bottle, HTTPError, HTTPResponse, request, response
@@ -34,7 +37,19 @@ def api_error(status: int, error: Any, **extra: Any) -> HTTPResponse:
     return HTTPResponse(error_body(status, error, **extra), status=status)
 
 
-def _handle(error: HTTPError) -> str:
+#: paths whose errors are always JSON
+_JSON_PATHS = ("/api", "/metrics", "/healthz")
+
+
+def wants_json() -> bool:
+    """True when the current request should get JSON: API paths, or an ``Accept`` preferring JSON to HTML."""
+    if request.path.startswith(_JSON_PATHS):
+        return True
+    accept = (request.get_header("Accept") or "").lower()
+    return "json" in accept and "text/html" not in accept
+
+
+def _message(error: HTTPError) -> str:
     status = error.status_code
     if status >= 500:
         log.error("internal error on %s %s: %r\n%s", request.method, request.path, error.exception,
@@ -48,10 +63,20 @@ def _handle(error: HTTPError) -> str:
         message = error.body
     else:
         message = _REASONS.get(status, "error")
-    response.content_type = "application/json"
-    return json.dumps(error_body(status, message))
+    return message
 
 
-def install_json_errors(app: Bottle) -> None:
-    """Make *app* (the root app: mounted apps' handlers are ignored) answer every error in JSON."""
-    app.default_error_handler = _handle
+def install_errors(app: Bottle, error_page: Callable[[int, str], str]) -> None:
+    """Make *app* (the root app: mounted apps' handlers are ignored) answer every error in JSON or as a page.
+
+    :param error_page: renders the HTML page of an error (status, message for people).
+    """
+
+    def handle(error: HTTPError) -> str:
+        message = _message(error)
+        if wants_json():
+            response.content_type = "application/json"
+            return json.dumps(error_body(error.status_code, message))
+        return error_page(error.status_code, message)
+
+    app.default_error_handler = handle

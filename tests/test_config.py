@@ -64,7 +64,9 @@ def test_plugin_sections(tmp_path):
     ("topic_prefix = ''\n", {}, "setting 'topic_prefix' .*must not be empty"),
     ("disable_plugins = 'github'\n", {}, "expected a list of strings"),
     ("topic_prefix = = 1\n", {}, "is not valid TOML"),
-    ("[a.b]\nc = 1\n", {}, "nested table"),
+    ("[a.b]\nc = 1\n", {}, "unknown setting.*a.b"),
+    ("[auth]\nproviders = 'github'\n", {}, "setting 'auth.providers' .*expected tables"),
+    ("[auth.admin_emails]\nx = 1\n", {}, "setting 'auth.admin_emails' .*expected a value, got a table"),
 ])
 def test_bad_settings_name_the_key(tmp_path, toml, env, message):
     with pytest.raises(ConfigError, match=message):
@@ -85,7 +87,7 @@ def test_declaring_twice_or_badly_is_refused():
     with pytest.raises(ConfigError, match="clashes with a core setting"):
         spec.add("broker_url.x")
     with pytest.raises(ConfigError, match="unsupported type"):
-        spec.add("x.y", type=dict)
+        spec.add("x.y", type=set)
 
 
 def test_int_from_env_is_checked(tmp_path):

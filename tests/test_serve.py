@@ -100,10 +100,12 @@ def test_serves_the_api_version_with_and_without_slash(server):
         assert json.loads(body) == {"version": "1.2"}
 
 
-def test_unknown_route_and_wrong_method_are_json(server):
-    status, headers, body = get(server + "/nope")
+def test_unknown_route_and_wrong_method_are_json_on_the_api(server):
+    status, headers, body = get(server + "/api/nope")
     assert status == 404 and headers["Content-Type"].startswith("application/json")
-    assert json.loads(body) == {"error": "no such resource: /nope", "status": 404}
+    assert json.loads(body) == {"error": "no such resource: /api/nope", "status": 404, "output": "notok"}
+    status, headers, body = get(server + "/nope")
+    assert status == 404 and headers["Content-Type"].startswith("text/html")
     status, headers, body = get(server + "/api/version", method="DELETE")
     assert status == 405 and headers["Content-Type"].startswith("application/json")
     assert json.loads(body) == {"error": "method DELETE is not allowed on /api/version", "status": 405,

@@ -159,6 +159,8 @@ class User(BaseModel):
     active = BooleanField(default=True)
     admin = BooleanField(default=False)
     created_on = DateTimeField(default=utcnow)
+    #: when the user last signed in through the web (migration 0005)
+    last_login = DateTimeField(null=True)
 
 
 class UserIdentity(BaseModel):
@@ -185,6 +187,26 @@ class ApiToken(BaseModel):
     description = TextField(null=True)
     created = DateTimeField(default=utcnow)
     last_used = DateTimeField(null=True)
+
+
+class WebSession(BaseModel):
+    """A browser's session with the web app (migration 0005).
+
+    The cookie holds a random secret; the database keeps only its SHA-256
+    digest, so a leaked database opens no session.  A session without a user
+    carries a sign-in in progress.  Deleting the row ends the session at
+    once (sign-out, a ban, the user's deletion).
+    """
+
+    id = CharField(max_length=64, primary_key=True)
+    user = ForeignKeyField(User, backref="sessions", null=True, on_delete="CASCADE")
+    #: the synchronizer token every form of this session carries
+    csrf_token = CharField(max_length=64)
+    #: JSON: a sign-in in progress, messages to show on the next page
+    data = TextField(default="{}")
+    created_on = DateTimeField(default=utcnow)
+    last_seen = DateTimeField(default=utcnow)
+    expires_on = DateTimeField(index=True)
 
 
 class OutboxEvent(BaseModel):
@@ -220,5 +242,5 @@ class OutboxLease(BaseModel):
 
 ALL_MODELS = (
     Distro, Project, Package, ProjectVersion, ProjectFlag, Run, User, UserIdentity, ApiToken, OutboxEvent,
-    OutboxLease,
+    OutboxLease, WebSession,
 )

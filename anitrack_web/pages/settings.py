@@ -1,0 +1,64 @@
+"""The settings page of a signed-in person: who they are, and their API tokens.
+
+A new token's 40 characters are shown once, on the page that answers its
+creation: the store keeps only a digest, so it can never be shown again.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bottle import Bottle, HTTPError, redirect, request
+
+from anitrack_core.db.accounts import add_token, delete_token
+from anitrack_core.db.models import ApiToken, UserIdentity
+
+from ..access import check_csrf, require_user
+from ..sessions import flash
+
+if TYPE_CHECKING:
+    from anitrack_core.db.models import User
+
+    from ..context import WebContext
+
+DESCRIPTION_MAX = 200
+
+
+def _both(path: str) -> list[str]:
+    return [path, path + "/"]
+
+
+def add_routes(app: Bottle, ctx: WebContext) -> None:
+    def settings_page(user: User, *, status: int = 200, new_token: str | None = None,
+                      errors: dict[str, str] | None = None, description: str = "") -> str:
+        tokens = list(ApiToken.select().where(ApiToken.user == user.id).order_by(ApiToken.created.desc()))
+        identities = list(UserIdentity.select().where(UserIdentity.user == user.id).order_by(UserIdentity.id))
+        names = {name: provider.display_name for name, provider in ctx.providers.items()}
+        return ctx.render("settings.html", status=status, tokens=tokens, identities=identities,
+                          provider_names=names, new_token=new_token, errors=errors or {},
+                          description=description, description_max=DESCRIPTION_MAX)
+
+    @app.get(_both("/settings"))
+    def show_settings() -> str:
+        return settings_page(require_user())
+
+    @app.post(_both("/settings/tokens/new"))
+    def create_token() -> str:
+        user = require_user()
+        check_csrf()
+        description = (request.forms.getunicode("description") or "").strip()
+        if len(description) > DESCRIPTION_MAX:
+            return settings_page(user, status=400, description=description,
+                                 errors={"description": f"At most {DESCRIPTION_MAX} characters "
+                                                        f"(this one has {len(description)})."})
+        secret = add_token(user, description or None)
+        return settings_page(user, status=201, new_token=secret)
+
+    @app.post(_both("/settings/tokens/delete"))
+    def remove_token() -> None:
+        user = require_user()
+        check_csrf()
+        if not delete_token(user, request.forms.getunicode("token") or ""):
+            raise HTTPError(404, "You have no such token (it may already be deleted).")
+        flash("The token was deleted; it no longer works.", "success")
+        redirect("/settings/", 303)
