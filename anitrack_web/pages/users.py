@@ -81,22 +81,24 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
         return ctx.render("users.html", status=400 if problems else 200, users=rows, pager=pager,
                           providers=providers, q=query_text, filters=filters, errors=problems)
 
-    @app.post(["/users/<user_id>/admin/<state>", "/users/<user_id>/admin/<state>/"])
-    def change_admin(user_id: str, state: str) -> None:
+    def change(user_id: str, state: str, *, action: str) -> tuple[User, bool]:
+        """The user and the state a change asks for, once the visitor may make it."""
         admin = require_admin()
         check_csrf()
-        user, grant = _user_or_404(user_id), _state(state)
-        _not_yourself(admin, user, "change the administrator rights of")
+        user, value = _user_or_404(user_id), _state(state)
+        _not_yourself(admin, user, action)
+        return user, value
+
+    @app.post(["/users/<user_id>/admin/<state>", "/users/<user_id>/admin/<state>/"])
+    def change_admin(user_id: str, state: str) -> None:
+        user, grant = change(user_id, state, action="change the administrator rights of")
         set_admin(user, grant)
         flash(f"{user.username} is {'now' if grant else 'no longer'} an administrator.", "success")
         _back()
 
     @app.post(["/users/<user_id>/active/<state>", "/users/<user_id>/active/<state>/"])
     def change_active(user_id: str, state: str) -> None:
-        admin = require_admin()
-        check_csrf()
-        user, active = _user_or_404(user_id), _state(state)
-        _not_yourself(admin, user, "ban")
+        user, active = change(user_id, state, action="ban")
         set_active(user, active)
         outcome = ("no longer banned" if active
                    else "banned: their sessions ended and their API tokens stopped working")
