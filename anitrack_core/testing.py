@@ -76,13 +76,16 @@ import pytest
 
 
 @contextmanager
-def live_wsgi_server(app: Any, threads: int = 4) -> Iterator[str]:
-    """Serve the WSGI *app* with waitress on a free loopback port in a thread; yields the base URL."""
+def live_wsgi_server(app: Any, threads: int = 4, port: int = 0) -> Iterator[str]:
+    """Serve the WSGI *app* with waitress on loopback in a thread; yields the base URL.
+
+    :param port: the port to listen on; 0 (the default) takes a free one.
+    """
     import threading
 
     import waitress.server
 
-    server = waitress.server.create_server(app, host="127.0.0.1", port=0, threads=threads)
+    server = waitress.server.create_server(app, host="127.0.0.1", port=port, threads=threads)
 
     def run() -> None:
         try:

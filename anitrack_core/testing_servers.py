@@ -197,7 +197,7 @@ def _check_name(name: str, what: str = "database name") -> str:
     return name
 
 
-def _free_port(host: str) -> int:
+def free_port(host: str) -> int:
     """Return a TCP port on ``host`` that is free now (it may be taken again later)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
@@ -423,7 +423,7 @@ class PostgresServer:
     def _start_server(self, tries: int = 5) -> None:
         """Start on a free port, trying another when the chosen one got taken meanwhile."""
         for _ in range(tries):
-            self.port = _free_port(self.host)
+            self.port = free_port(self.host)
             log_start = self.log_path.stat().st_size if self.log_path.exists() else 0
             deadline = time.monotonic() + self.start_timeout
             result = self._run(
@@ -653,7 +653,7 @@ class _ProcessServer:
         parent = Path(self.base_dir) if self.base_dir is not None else Path(tempfile.gettempdir())
         self.root_dir = Path(tempfile.mkdtemp(prefix=f"anitrack-{self.kind}-", dir=parent)).resolve()
         try:
-            self.port = _free_port(self.host)
+            self.port = free_port(self.host)
             self._prepare()
             self._launch()
         except BaseException:
@@ -828,8 +828,8 @@ class RabbitMQServer(_ProcessServer):
 
     def _prepare(self) -> None:
         self._script, self._epmd = find_rabbitmq_server()
-        self.dist_port = _free_port(self.host)
-        self.epmd_port = _free_port(self.host)
+        self.dist_port = free_port(self.host)
+        self.epmd_port = free_port(self.host)
         root = self._root()
         (root / "rabbitmq.conf").write_text(
             f"listeners.tcp.1 = {self.host}:{self.port}\n"

@@ -53,6 +53,11 @@ class WebContext:
         """The identity providers people sign in with, by name."""
         return self.runtime.identity_providers
 
+    def provider_title(self, name: str) -> str:
+        """How a provider is shown to people: its display name, or *name* if it is no longer configured."""
+        provider = self.providers.get(name)
+        return provider.display_name if provider is not None else name
+
     @property
     def plugins(self):  # noqa: ANN201 (anitrack_core.plugins.Plugins)
         return self.runtime.plugins

@@ -1,7 +1,9 @@
 """The settings page of a signed-in person: who they are, and their API tokens.
 
-A new token's 40 characters are shown once, on the page that answers its
-creation: the store keeps only a digest, so it can never be shown again.
+A new token's 40 characters are shown once: the form's answer redirects to the
+settings page (so reloading it cannot make a second token), which takes the
+value out of the session as it shows it.  The store keeps only a digest, so
+the value can never be shown again.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from anitrack_core.db.accounts import add_token, delete_token
 from anitrack_core.db.models import ApiToken, UserIdentity
 
 from ..access import check_csrf, require_user
-from ..sessions import flash
+from ..sessions import flash, visitor
 
 if TYPE_CHECKING:
     from anitrack_core.db.models import User
@@ -22,6 +24,8 @@ if TYPE_CHECKING:
     from ..context import WebContext
 
 DESCRIPTION_MAX = 200
+#: the session key holding a new token's value until the settings page shows it
+_NEW_TOKEN = "new_token"
 
 
 def _both(path: str) -> list[str]:
@@ -33,17 +37,22 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
                       errors: dict[str, str] | None = None, description: str = "") -> str:
         tokens = list(ApiToken.select().where(ApiToken.user == user.id).order_by(ApiToken.created.desc()))
         identities = list(UserIdentity.select().where(UserIdentity.user == user.id).order_by(UserIdentity.id))
-        names = {name: provider.display_name for name, provider in ctx.providers.items()}
-        return ctx.render("settings.html", status=status, tokens=tokens, identities=identities,
-                          provider_names=names, new_token=new_token, errors=errors or {},
+        return ctx.render("settings.html", status=status, tokens=tokens,
+                          provider_titles=[ctx.provider_title(i.provider) for i in identities],
+                          new_token=new_token, errors=errors or {},
                           description=description, description_max=DESCRIPTION_MAX)
 
     @app.get(_both("/settings"))
     def show_settings() -> str:
-        return settings_page(require_user())
+        user = require_user()
+        current = visitor()
+        new_token = current.data.pop(_NEW_TOKEN, None)
+        if new_token is not None:
+            current.save()
+        return settings_page(user, new_token=new_token)
 
     @app.post(_both("/settings/tokens/new"))
-    def create_token() -> str:
+    def create_token() -> str | None:
         user = require_user()
         check_csrf()
         description = (request.forms.getunicode("description") or "").strip()
@@ -51,8 +60,10 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
             return settings_page(user, status=400, description=description,
                                  errors={"description": f"At most {DESCRIPTION_MAX} characters "
                                                         f"(this one has {len(description)})."})
-        secret = add_token(user, description or None)
-        return settings_page(user, status=201, new_token=secret)
+        current = visitor()
+        current.data[_NEW_TOKEN] = add_token(user, description or None)
+        current.save()
+        redirect("/settings/", 303)
 
     @app.post(_both("/settings/tokens/delete"))
     def remove_token() -> None:

@@ -74,7 +74,7 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
         try:
             user = sign_in(name, identity, admin_emails=settings["auth.admin_emails"])
         except EmailTakenError as exc:
-            names = [ctx.providers[p].display_name if p in ctx.providers else p for p in exc.providers]
+            names = [ctx.provider_title(p) for p in exc.providers]
             message = (f"There is already an account with the e-mail address {identity.email}: sign in with "
                        f"{' or '.join(names)}, the provider that account was made with.")
             return refused(400, message, providers=exc.providers)

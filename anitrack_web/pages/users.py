@@ -77,7 +77,7 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
         providers: dict[Any, list[str]] = {}
         if rows:
             for identity in UserIdentity.select().where(UserIdentity.user.in_([u.id for u in rows])):
-                providers.setdefault(identity.user_id, []).append(identity.provider)
+                providers.setdefault(identity.user_id, []).append(ctx.provider_title(identity.provider))
         return ctx.render("users.html", status=400 if problems else 200, users=rows, pager=pager,
                           providers=providers, q=query_text, filters=filters, errors=problems)
 

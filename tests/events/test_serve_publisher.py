@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from anitrack_core.testing_servers import _free_port
+from anitrack_core.testing_servers import free_port
 
 from .brokers import bound_queue, drain, fedora_messages, pika_channel
 
@@ -62,7 +62,7 @@ def test_serve_publishes_from_its_first_process_only(run_anitrack, anitrack_env,
     queue = f"test-serve-{uuid.uuid4().hex[:8]}"
     connection, channel = pika_channel(anitrack_rabbitmq.url)
     bound_queue(channel, queue, "amq.topic", ["org.anitrack.#"])
-    port = _free_port("127.0.0.1")
+    port = free_port("127.0.0.1")
     env = {**os.environ, **anitrack_env, "ANITRACK_BROKER_URL": anitrack_rabbitmq.url}
     process = subprocess.Popen([sys.executable, "-m", "anitrack_core.cli", "serve", "--port", str(port),
                                 "--workers", "3", "--no-scheduler"], env=env, stdout=subprocess.DEVNULL,

@@ -88,7 +88,13 @@ def runtime(anitrack_env, monkeypatch):
 
 
 @pytest.fixture
-def api(runtime):
+def live_port():
+    """The port the live server listens on: any free one (tests/web/browser needs a fixed one)."""
+    return 0
+
+
+@pytest.fixture
+def api(runtime, live_port):
     from anitrack_core.db import accounts, distros
     from anitrack_web import create_app
 
@@ -98,7 +104,7 @@ def api(runtime):
         for name in ("Fedora", "Debian"):
             distros.add_distro(name)
     session = requests.Session()
-    with live_server(create_app(runtime)) as base:
+    with live_server(create_app(runtime), port=live_port) as base:
         try:
             yield Api(base, session, runtime, token)
         finally:

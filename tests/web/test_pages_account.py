@@ -80,9 +80,11 @@ def test_settings_page_creates_a_token_shown_once_that_the_api_accepts(api, peop
     assert "alice@example.org" in page.text and "You have no API token yet" in text_of(page.text)
     created = post(client, api, "/settings/tokens/new", {"csrf_token": csrf_token(page.text),
                                                          "description": "release script"})
-    assert created.status_code == 201 and created.headers["Cache-Control"] == "no-store"
-    token = re.search(r'id="new-token-value"[^>]*value="([A-Za-z0-9]{40})"', created.text).group(1)
-    assert "shown only this once" in text_of(created.text)
+    assert created.status_code == 303 and created.headers["Location"].endswith("/settings/")
+    shown = get(client, api, "/settings/")
+    assert shown.headers["Cache-Control"] == "no-store"
+    token = re.search(r'id="new-token-value"[^>]*value="([A-Za-z0-9]{40})"', shown.text).group(1)
+    assert "shown only this once" in text_of(shown.text)
     again = get(client, api, "/settings/")
     assert token not in again.text and token[:4] + "…" in text_of(again.text)
     assert "release script" in again.text
