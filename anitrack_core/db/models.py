@@ -228,6 +228,24 @@ class OutboxEvent(BaseModel):
     message_id = CharField(max_length=36, null=True)
 
 
+class ProjectChange(BaseModel):
+    """One entry of a project's history: who changed what, and when (migration 0006).
+
+    Written with every event about a project (:func:`anitrack_core.events.record`),
+    in the same transaction.  ``project_id`` is no foreign key: the history of a
+    deleted project stays, ending with its removal.
+    """
+
+    id = AutoField()
+    project_id = IntegerField(index=True)
+    project_name = CharField(max_length=200)
+    topic = CharField(max_length=255)
+    agent = CharField(max_length=256, null=True)
+    #: JSON: what changed, as the event says it (fields and old/new values, versions, a mapping...)
+    details = TextField(default="{}")
+    created_on = DateTimeField(default=utcnow, index=True)
+
+
 class OutboxLease(BaseModel):
     """Who relays the outbox now: one publisher at a time, whatever the number of processes.
 
@@ -242,5 +260,5 @@ class OutboxLease(BaseModel):
 
 ALL_MODELS = (
     Distro, Project, Package, ProjectVersion, ProjectFlag, Run, User, UserIdentity, ApiToken, OutboxEvent,
-    OutboxLease, WebSession,
+    OutboxLease, WebSession, ProjectChange,
 )

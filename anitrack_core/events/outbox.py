@@ -30,6 +30,7 @@ from typing import Any
 
 import peewee
 
+from ..db import history
 from ..db.models import OutboxEvent, OutboxLease, Project, database_proxy, utcnow
 from . import signals
 
@@ -46,24 +47,29 @@ def record(topic: str, body: dict[str, Any], *, project_id: int | None = None) -
 
     Call it inside the transaction of the change (outside one, the row is
     committed on its own at once).  The signal of *topic* is sent after the
-    outermost transaction commits, and not at all if it rolls back.
+    outermost transaction commits, and not at all if it rolls back.  An event
+    about a project (*project_id*) also becomes an entry of its history
+    (:mod:`anitrack_core.db.history`), in the same transaction.
     """
     signals.signal_for(topic)  # refuse unknown topics before writing anything
     row = {"topic": topic, "body": encode(body), "project_id": project_id, "message_id": str(uuid.uuid4()),
            "created_on": utcnow()}
     db = database_proxy
     if db.in_transaction():
-        event_id = _insert(row)
+        event_id = _insert(row, body)
     else:
         with db.atomic():
-            event_id = _insert(row)
+            event_id = _insert(row, body)
     _signal_after_commit(event_id)
     return event_id
 
 
-def _insert(row: dict[str, Any]) -> int:
-    if row["project_id"] is not None and isinstance(database_proxy.obj, peewee.PostgresqlDatabase):
-        list(Project.select(Project.id).where(Project.id == row["project_id"]).for_update("FOR NO KEY UPDATE"))
+def _insert(row: dict[str, Any], body: dict[str, Any]) -> int:
+    if row["project_id"] is not None:
+        if isinstance(database_proxy.obj, peewee.PostgresqlDatabase):
+            list(Project.select(Project.id).where(Project.id == row["project_id"])
+                 .for_update("FOR NO KEY UPDATE"))
+        history.note(row["topic"], body, row["project_id"])
     return OutboxEvent.insert(**row).execute()
 
 
