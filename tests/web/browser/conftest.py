@@ -1,5 +1,5 @@
 """Browser tests: real Chromium (Debian's, driven by Playwright) against a live anitrack whose
-sign-in goes through a real OpenID Connect provider on loopback (oidc_provider.py).
+sign-in goes through a real OpenID Connect provider on loopback (node_tools.py).
 
 Two providers are configured, ``one`` and ``two`` (two clients of one provider
 process), so a person can try to sign in with a second provider.  Accounts the
@@ -21,7 +21,7 @@ import pytest
 from anitrack_core.testing import skip_or_fail
 from anitrack_core.testing_servers import ServerUnavailable, free_port
 
-from .oidc_provider import OidcProviderProcess
+from .node_tools import AXE_SCRIPT, OidcProviderProcess, install_dependencies
 
 ACCOUNTS = {
     "alice": {"email": "alice@example.org", "email_verified": True, "preferred_username": "alice"},
@@ -99,15 +99,20 @@ def new_page(chromium: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
     """Open a page in a new browser context (its own cookies: one person each); closed after the test."""
     contexts = []
 
+    refused: list[str] = []
+
     def open_page() -> Any:
         context = chromium.new_context(permissions=["clipboard-read", "clipboard-write"])
         context.set_default_timeout(15_000)
         contexts.append(context)
         page = context.new_page()
         page.on("dialog", lambda dialog: dialog.accept())
+        page.on("console", lambda message: refused.append(f"{page.url}: {message.text}")
+                if "Content Security Policy" in message.text else None)
         return page
 
     yield open_page
+    assert not refused, "the browser refused something a page asked for (CSP):\n" + "\n".join(refused)
     for number, context in enumerate(contexts):
         if SCREENSHOTS is not None:
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -120,3 +125,30 @@ def new_page(chromium: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
 @pytest.fixture
 def page(new_page: Any) -> Any:
     return new_page()
+
+
+@pytest.fixture(scope="session")
+def axe_source(oidc: OidcProviderProcess) -> str:
+    """axe-core's script (installed with the provider's npm packages)."""
+    install_dependencies()
+    return AXE_SCRIPT.read_text(encoding="utf-8")
+
+
+#: the axe-core rule sets a page must pass: WCAG 2.1 A and AA, and best practices
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
+
+
+@pytest.fixture
+def accessibility_problems(axe_source: str) -> Any:
+    """Run axe-core in *page* (evaluated by the browser's devtools, so the page's CSP stays on);
+    returns the serious and critical violations, each as a readable line."""
+
+    def problems(page: Any) -> list[str]:
+        found = page.evaluate(
+            axe_source + "\n;axe.run(document, {runOnly: {type: 'tag', values: %s}, resultTypes: ['violations']})"
+            ".then(r => r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,"
+            " nodes: v.nodes.map(n => n.target.join(' ')).slice(0, 5)})))" % AXE_TAGS)
+        return [f"{page.url}: {v['impact']} {v['id']} ({v['help']}): {', '.join(v['nodes'])}"
+                for v in found if v["impact"] in ("serious", "critical")]
+
+    return problems

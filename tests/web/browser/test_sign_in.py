@@ -158,3 +158,23 @@ def test_a_non_administrator_gets_no_access_to_the_users_page(api, page):
     answer = page.request.post(f"{api.base}/users/{alice.id}/admin/true", form={"csrf_token": "x"},
                                max_redirects=0)
     assert answer.status == 403
+
+
+def test_the_sign_in_and_account_pages_pass_axe(api, new_page, accessibility_problems):
+    root = new_page()
+    sign_in(root, api.base, "root", next_path="/settings/")
+    root.get_by_role("button", name="Create token").click()
+    problems = accessibility_problems(root)
+    for path in ("/users/", f"/users/{_user_id(api, 'tester@example.org')}/delete", "/logout/"):
+        root.goto(api.base + path)
+        problems += accessibility_problems(root)
+    visitor = new_page()
+    for path in ("/", "/login/", "/no/such/page"):
+        visitor.goto(api.base + path)
+        problems += accessibility_problems(visitor)
+    assert not problems, "\n".join(problems)
+
+
+def _user_id(api, email):
+    with api.runtime.db.connection_context():
+        return User.get(User.email == email).id

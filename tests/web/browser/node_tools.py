@@ -1,9 +1,10 @@
-"""A real OpenID Connect provider for the sign-in tests: node's ``oidc-provider`` (oidc/server.mjs).
+"""The browser tests' node tools (node/): a real OpenID Connect provider, node's ``oidc-provider``
+(node/server.mjs), and the accessibility checker axe-core.
 
 The provider runs as its own process on loopback with its development sign-in
-pages (any password is accepted for the accounts it is given).  Its npm
-dependencies are installed into ``oidc/node_modules`` from the committed lock
-file the first time a test needs them.
+pages (any password is accepted for the accounts it is given).  The npm
+packages are installed into ``node/node_modules`` from the committed lock file
+the first time a test needs them.
 """
 
 from __future__ import annotations
@@ -18,22 +19,24 @@ from typing import Any
 
 from anitrack_core.testing_servers import ServerError, ServerUnavailable, free_port
 
-HERE = Path(__file__).resolve().parent / "oidc"
+HERE = Path(__file__).resolve().parent / "node"
+#: axe-core's browser script, evaluated in pages to check their accessibility
+AXE_SCRIPT = HERE / "node_modules" / "axe-core" / "axe.min.js"
 START_TIMEOUT = 30
 
 
 def install_dependencies() -> None:
-    """``npm ci`` into oidc/node_modules unless it is there; ServerUnavailable without node or npm."""
+    """``npm ci`` into node/node_modules unless it is there; ServerUnavailable without node or npm."""
     for command in ("node", "npm"):
         if shutil.which(command) is None:
             raise ServerUnavailable(f"the {command} command is needed for the test OpenID Connect provider "
                                     "(apt-get install nodejs npm)")
-    if (HERE / "node_modules" / "oidc-provider").is_dir():
+    if (HERE / "node_modules" / "oidc-provider").is_dir() and AXE_SCRIPT.is_file():
         return
     result = subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=HERE,
                             capture_output=True, text=True, timeout=300)
     if result.returncode:
-        raise ServerUnavailable(f"npm ci for the test OpenID Connect provider failed: {result.stderr.strip()}")
+        raise ServerUnavailable(f"npm ci for the browser tests' node tools failed: {result.stderr.strip()}")
 
 
 class OidcProviderProcess:
