@@ -6,14 +6,23 @@ the group ``anitrack`` are loaded one by one; a plugin that fails to import,
 implements an unknown hook, raises in a registration hook or registers a name
 that is already taken is reported (``anitrack plugins``, and a log warning)
 and skipped: it never stops the others from loading.
+
+Hooks are called through pluggy (``pm.hook``), so its rules hold exactly:
+``tryfirst``/``trylast`` order, ``wrapper=True`` implementations, and the
+tracing of ``ANITRACK_TRACE_HOOKS``.  A plugin's registration hooks run when
+it is registered, through a caller restricted to that plugin, so a failure
+marks that plugin broken and no other.  An observation hook's implementation
+is guarded when it is registered: its exception is logged and the other
+plugins still observe.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.metadata
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +43,8 @@ _REGISTER_HOOKS = (
     ("anitrack_register_version_schemes", "schemes"),
     ("anitrack_register_identity_providers", "identity_providers"),
 )
+#: hooks called while anitrack works, whose failures are logged, never raised
+OBSERVATION_HOOKS = ("anitrack_project_checked",)
 
 
 @dataclass
@@ -73,6 +84,11 @@ class Plugins:
         info = PluginInfo(name, distribution, version, status)
         self.info[name] = info
         try:
+            hash(plugin)
+        except TypeError:
+            return self._mark_broken(info, "cannot be registered: a plugin must be a module, a class or a "
+                                           "hashable object (pluggy calls hooks per plugin)")
+        try:
             self.pm.register(plugin, name=name)
         except Exception as exc:  # pluggy.PluginValidationError, ValueError (name taken)
             return self._mark_broken(info, f"cannot be registered: {exc}")
@@ -85,6 +101,7 @@ class Plugins:
             self._run_registration_hooks(plugin, info)
         except Exception as exc:
             return self._mark_broken(info, f"{type(exc).__name__}: {exc}")
+        self._guard_observers(plugin, name)
         return info
 
     def unregister(self, name: str) -> None:
@@ -96,36 +113,40 @@ class Plugins:
             self.pm.unregister(name=name)
 
     def call_each(self, hook_name: str, **kwargs: Any) -> None:
-        """Call every implementation of an observation hook; one failing does not stop the rest."""
-        for impl in getattr(self.pm.hook, hook_name).get_hookimpls():
-            try:
-                impl.function(*[kwargs[arg] for arg in impl.argnames])
-            except Exception:
-                log.exception("plugin %s failed in %s", impl.plugin_name, hook_name)
+        """Call an observation hook through pluggy; a failing plugin is logged and the others still run."""
+        try:
+            getattr(self.pm.hook, hook_name)(**kwargs)
+        except Exception:  # only a wrapper's own failure gets here: implementations are guarded
+            log.exception("a wrapper of %s failed", hook_name)
 
     def _run_registration_hooks(self, plugin: object, info: PluginInfo) -> None:
         for hook_name, attr in _REGISTER_HOOKS:
             registry: Registry[Any] = getattr(self, attr)
-            for impl in self._impls_of(plugin, hook_name):
-                before = set(registry.names())
-                registry.current_plugin = info.name
-                try:
-                    impl.function(*[{"registry": registry}[arg] for arg in impl.argnames])
-                finally:
-                    registry.current_plugin = None
-                    getattr(info, attr).extend(n for n in registry.names() if n not in before)
-        for impl in self._impls_of(plugin, "anitrack_declare_settings"):
-            before = {s.key for s in self.settings_spec}
-            self.settings_spec.current_plugin = info.name
+            before = set(registry.names())
+            registry.current_plugin = info.name
             try:
-                impl.function(*[{"settings": self.settings_spec}[arg] for arg in impl.argnames])
+                self._hook_of(plugin, hook_name)(registry=registry)
             finally:
-                self.settings_spec.current_plugin = None
-                info.settings.extend(s.key for s in self.settings_spec if s.key not in before)
+                registry.current_plugin = None
+                getattr(info, attr).extend(n for n in registry.names() if n not in before)
+        before = {s.key for s in self.settings_spec}
+        self.settings_spec.current_plugin = info.name
+        try:
+            self._hook_of(plugin, "anitrack_declare_settings")(settings=self.settings_spec)
+        finally:
+            self.settings_spec.current_plugin = None
+            info.settings.extend(s.key for s in self.settings_spec if s.key not in before)
 
-    def _impls_of(self, plugin: object, hook_name: str) -> list[Any]:
-        caller = getattr(self.pm.hook, hook_name)
-        return [impl for impl in caller.get_hookimpls() if impl.plugin is plugin]
+    def _hook_of(self, plugin: object, hook_name: str) -> Callable[..., Any]:
+        """The hook *hook_name* of pluggy restricted to *plugin*'s implementations."""
+        others = [p for p in self.pm.get_plugins() if p is not plugin]
+        return self.pm.subset_hook_caller(hook_name, remove_plugins=others)
+
+    def _guard_observers(self, plugin: object, name: str) -> None:
+        for hook_name in OBSERVATION_HOOKS:
+            for impl in getattr(self.pm.hook, hook_name).get_hookimpls():
+                if impl.plugin is plugin and not (impl.wrapper or impl.hookwrapper):
+                    impl.function = _guarded(impl.function, name, hook_name)
 
     def _forget_registrations(self, info: PluginInfo) -> None:
         for _, attr in _REGISTER_HOOKS:
@@ -145,6 +166,20 @@ class Plugins:
         return info
 
 
+def _guarded(function: Callable[..., Any], plugin_name: str, hook_name: str) -> Callable[..., Any]:
+    """*function* with its exceptions logged instead of raised (pluggy passes arguments by position)."""
+
+    @functools.wraps(function)
+    def observe(*args: Any) -> Any:
+        try:
+            return function(*args)
+        except Exception:
+            log.exception("plugin %s failed in %s", plugin_name, hook_name)
+            return None
+
+    return observe
+
+
 def _log_before(hook_name: str, impls: list[Any], kwargs: dict[str, Any]) -> None:
     log.info("hook %s -> %s %r", hook_name, [i.plugin_name for i in impls], kwargs)
 
@@ -161,6 +196,8 @@ def load_plugins(*, autoload: bool = True, disabled: Iterable[str] = (), trace: 
     """
     pm = pluggy.PluginManager(PROJECT_NAME)
     pm.add_hookspecs(hookspecs)
+    if trace:
+        pm.add_hookcall_monitoring(_log_before, _log_after)
     plugins = Plugins(pm)
     core_version = _version_of("anitrack")
     for dotted in BUILTIN_PLUGINS:
@@ -168,8 +205,6 @@ def load_plugins(*, autoload: bool = True, disabled: Iterable[str] = (), trace: 
                          version=core_version, status="builtin")
     if autoload:
         _load_entry_points(plugins, {name.casefold() for name in disabled})
-    if trace:
-        pm.add_hookcall_monitoring(_log_before, _log_after)
     return plugins
 
 

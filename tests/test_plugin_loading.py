@@ -120,13 +120,72 @@ def test_observation_hooks_isolate_failures(anitrack_plugins, register_plugin, c
     assert "plugin bad failed in anitrack_project_checked" in caplog.text
 
 
-def test_trace_switch_logs_hook_calls(caplog):
-    from anitrack_core.plugins import load_plugins
+def observer(name, seen, **options):
+    module = types.ModuleType(name)
 
-    plugins = load_plugins(autoload=False, trace=True)
+    def anitrack_project_checked(project, result):
+        seen.append(name)
+
+    module.anitrack_project_checked = hookimpl(**options)(anitrack_project_checked)
+    return module
+
+
+def test_observers_run_in_pluggys_order_tryfirst_and_trylast_included(anitrack_plugins, register_plugin):
+    seen = []
+    register_plugin(observer("last", seen, trylast=True))
+    register_plugin(observer("plain", seen))
+    register_plugin(observer("first", seen, tryfirst=True))
+    anitrack_plugins.call_each("anitrack_project_checked", project="p", result="r")
+    assert seen == ["first", "plain", "last"]
+
+
+def test_a_wrapper_implementation_runs_around_the_others(anitrack_plugins, register_plugin):
+    seen = []
+    module = types.ModuleType("wrapping")
+
+    def anitrack_project_checked(project, result):
+        seen.append("before")
+        outcome = yield
+        seen.append(("after", outcome))
+        return outcome
+
+    module.anitrack_project_checked = hookimpl(wrapper=True)(anitrack_project_checked)
+    assert register_plugin(module).status == "loaded"
+    register_plugin(observer("inner", seen))
+    anitrack_plugins.call_each("anitrack_project_checked", project="p", result="r")
+    assert seen == ["before", "inner", ("after", [])]  # pluggy drops None results
+
+
+def test_a_wrapper_of_a_registration_hook_runs_too(anitrack_plugins, register_plugin):
+    seen = []
+    module = types.ModuleType("regwrap")
+
+    def anitrack_register_backends(registry):
+        seen.append("wrapped")
+        return (yield)
+
+    module.anitrack_register_backends = hookimpl(wrapper=True)(anitrack_register_backends)
+    assert register_plugin(module).status == "loaded"
+    assert seen == ["wrapped"]
+
+
+def test_the_trace_switch_logs_the_hooks_the_service_calls(caplog):
+    from anitrack_core.runtime import load_runtime
+
     with caplog.at_level("INFO", logger="anitrack_core.plugins"):
-        plugins.pm.hook.anitrack_project_checked(project="p", result="r")
+        runtime = load_runtime({"ANITRACK_TRACE_HOOKS": "1", "ANITRACK_NO_PLUGIN_AUTOLOAD": "1"}, database=False)
+        runtime.plugins.call_each("anitrack_project_checked", project="p", result="r")
+    assert "hook anitrack_register_version_schemes" in caplog.text
     assert "hook anitrack_project_checked" in caplog.text
+
+
+def test_without_the_trace_switch_nothing_is_traced(caplog):
+    from anitrack_core.runtime import load_runtime
+
+    with caplog.at_level("INFO", logger="anitrack_core.plugins"):
+        runtime = load_runtime({"ANITRACK_NO_PLUGIN_AUTOLOAD": "1"}, database=False)
+        runtime.plugins.call_each("anitrack_project_checked", project="p", result="r")
+    assert "hook anitrack_" not in caplog.text
 
 
 @pytest.mark.parametrize("hook", ["anitrack_register_backends", "anitrack_register_ecosystems",

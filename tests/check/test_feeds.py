@@ -63,7 +63,7 @@ class PlainBackend(Backend):
 
 
 def _plugin():
-    module = types.SimpleNamespace()
+    module = types.ModuleType("feed_test")
 
     @hookimpl
     def anitrack_register_backends(registry):
