@@ -9,9 +9,22 @@ A plugin needs one name from here::
         registry.add(MyBackend)
 """
 
+import importlib.metadata
+
 import pluggy
 
 PROJECT_NAME = "anitrack"
+#: the core's distribution on PyPI (plugins depend on it; the name ``anitrack`` there is another project's)
+DISTRIBUTION = "anitrack-core"
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
-__all__ = ["PROJECT_NAME", "hookimpl"]
+
+def core_version() -> str | None:
+    """The installed version of the core distribution (None when it runs uninstalled from a checkout)."""
+    try:
+        return importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+__all__ = ["DISTRIBUTION", "PROJECT_NAME", "core_version", "hookimpl"]

@@ -28,7 +28,7 @@ from typing import Any
 
 import pluggy
 
-from . import PROJECT_NAME, hookspecs
+from . import DISTRIBUTION, PROJECT_NAME, core_version, hookspecs
 from .config import SettingsSpec, core_settings
 from .registry import BackendRegistry, EcosystemRegistry, IdentityProviderRegistry, Registry, SchemeRegistry
 
@@ -199,10 +199,10 @@ def load_plugins(*, autoload: bool = True, disabled: Iterable[str] = (), trace: 
     if trace:
         pm.add_hookcall_monitoring(_log_before, _log_after)
     plugins = Plugins(pm)
-    core_version = _version_of("anitrack")
+    version = core_version()
     for dotted in BUILTIN_PLUGINS:
-        plugins.register(importlib.import_module(dotted), dotted, distribution="anitrack",
-                         version=core_version, status="builtin")
+        plugins.register(importlib.import_module(dotted), dotted, distribution=DISTRIBUTION,
+                         version=version, status="builtin")
     if autoload:
         _load_entry_points(plugins, {name.casefold() for name in disabled})
     return plugins
@@ -234,10 +234,3 @@ def _load_entry_points(plugins: Plugins, disabled: set[str]) -> None:
             plugins._mark_broken(info, f"import failed: {type(exc).__name__}: {exc}")
             continue
         plugins.register(module, ep.name, distribution=dist_name, version=dist_version)
-
-
-def _version_of(distribution: str) -> str | None:
-    try:
-        return importlib.metadata.version(distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return None

@@ -55,7 +55,7 @@ def test_plugins_json_lists_schemes_with_their_distribution(run_anitrack):
     schemes = {row["name"]: row for row in report["schemes"]}
     assert set(schemes) >= {"RPM", "Semantic", "Calendar", "Python (PEP 440)"}
     assert schemes["RPM"]["plugin"] == "anitrack_core.builtin.schemes"
-    assert schemes["RPM"]["distribution"] == "anitrack"
+    assert schemes["RPM"]["distribution"] == "anitrack-core"
     assert {"plugins", "backends", "ecosystems"} <= set(report)
 
 

@@ -29,7 +29,7 @@ def write_distribution(root, dist_name, module, entry_name, code):
         [project]
         name = "{dist_name}"
         version = "0.0.1"
-        dependencies = ["anitrack"]
+        dependencies = ["anitrack-core"]
 
         [project.entry-points."anitrack"]
         {entry_name} = "{module}"

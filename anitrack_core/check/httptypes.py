@@ -11,11 +11,11 @@ import email.message
 import json as jsonlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import metadata
 from typing import Any
 
 from requests.structures import CaseInsensitiveDict
 
+from .. import core_version
 from ..errors import BackendError
 
 EPOCH_HTTP_DATE = "Thu, 01 Jan 1970 00:00:00 GMT"
@@ -35,10 +35,7 @@ class BlockedAddressError(FetchError):
 
 def default_user_agent(base_url: str) -> str:
     """``anitrack/<version> (+<base_url>)``."""
-    try:
-        version = metadata.version("anitrack")
-    except metadata.PackageNotFoundError:
-        version = "unknown"
+    version = core_version() or "unknown"
     return f"anitrack/{version} (+{base_url})"
 
 

@@ -9,12 +9,13 @@ a token, and are nobody else's business).
 
 from __future__ import annotations
 
-import importlib.metadata
 from datetime import datetime, timezone
 from typing import Any
 
 import jinja2
 from bottle import request, response
+
+from anitrack_core import core_version
 
 from ..access import CSRF_FIELD
 from ..sessions import pop_flashes, visitor
@@ -67,13 +68,7 @@ class Renderer:
         )
         self.env.filters["datetime"] = _datetime
         self.env.filters["iso"] = _iso
-        try:
-            version = importlib.metadata.version("anitrack-core")
-        except importlib.metadata.PackageNotFoundError:
-            try:
-                version = importlib.metadata.version("anitrack")
-            except importlib.metadata.PackageNotFoundError:
-                version = "dev"
+        version = core_version() or "dev"
         self.env.globals.update(site_name=site_name, version=version, csrf_field=CSRF_FIELD)
 
     def render(self, template: str, *, status: int = 200, show_flashes: bool = True, **context: Any) -> str:
