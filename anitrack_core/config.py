@@ -10,6 +10,7 @@ the settings are loaded, and an error names the offending key and its source.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import tomllib
@@ -19,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
+
+log = logging.getLogger(__name__)
 
 ENV_PREFIX = "ANITRACK_"
 CONFIG_ENV = "ANITRACK_CONFIG"
@@ -307,6 +310,35 @@ def read_config_file(path: str | os.PathLike[str] | None) -> tuple[dict[str, Any
     return _flatten(data, file), file
 
 
+def _section_of(plugin_name: str) -> str:
+    """The settings section of a plugin: its name in lower case, ``-`` as ``_`` (``sourceforge-git``)."""
+    return plugin_name.casefold().replace("-", "_")
+
+
+def _without_absent_plugins(file_values: dict[str, Any], environ: Mapping[str, str],
+                            absent: Mapping[str, str], file_path: Path | None) -> dict[str, Any]:
+    """*file_values* without the settings of plugins that are not loaded, each warned about once."""
+    if not absent:
+        return file_values
+    sections = {_section_of(name): (name, why) for name, why in absent.items()}
+    kept: dict[str, Any] = {}
+    ignored: dict[str, list[str]] = {}
+    for key, value in file_values.items():
+        section = key.split(".")[0] if "." in key else None
+        if section in sections:
+            ignored.setdefault(section, []).append(f"{key} (in {file_path})")
+        else:
+            kept[key] = value
+    for section in sections:
+        prefix = f"{ENV_PREFIX}{section.upper()}_"
+        ignored.setdefault(section, []).extend(sorted(var for var in environ if var.startswith(prefix)))
+    for section, keys in ignored.items():
+        if keys:
+            name, why = sections[section]
+            log.warning("settings of plugin %s ignored because the plugin is %s: %s", name, why, ", ".join(keys))
+    return kept
+
+
 def load_settings(
     spec: SettingsSpec,
     environ: Mapping[str, str] | None = None,
@@ -314,16 +346,22 @@ def load_settings(
     file_values: dict[str, Any] | None = None,
     file_path: Path | None = None,
     strict: bool = True,
+    absent_plugins: Mapping[str, str] | None = None,
 ) -> Settings:
     """Validate the file values and environment overrides against *spec*.
 
     :param strict: refuse keys of the file that no one declared.  The loader
         passes False for the first pass, made before plugins are loaded.
+    :param absent_plugins: plugins installed but not loaded (name → why:
+        "disabled", "broken: ..."). Their settings (the table named after the
+        plugin, or ``ANITRACK_<PLUGIN>_*`` variables) are ignored with a
+        warning naming the plugin, never refused.
     :raises ConfigError: naming the key and where its bad value came from.
     """
     environ = os.environ if environ is None else environ
     if file_values is None:
         file_values, file_path = read_config_file(environ.get(CONFIG_ENV))
+    file_values = _without_absent_plugins(file_values, environ, absent_plugins or {}, file_path)
     if strict:
         unknown = sorted(k for k in file_values if k not in spec)
         if unknown:

@@ -45,7 +45,10 @@ def load_runtime(environ: Mapping[str, str] | None = None, *, database: bool = T
     core = load_settings(core_settings(), environ, file_values=file_values, file_path=file_path, strict=False)
     plugins = load_plugins(autoload=not core.no_plugin_autoload, disabled=core.disable_plugins,
                            trace=core.trace_hooks)
-    settings = load_settings(plugins.settings_spec, environ, file_values=file_values, file_path=file_path)
+    absent = {name: info.status if info.status == "disabled" else f"broken ({info.error})"
+              for name, info in plugins.info.items() if info.status in ("disabled", "broken")}
+    settings = load_settings(plugins.settings_spec, environ, file_values=file_values, file_path=file_path,
+                             absent_plugins=absent)
     from .identity import configured_providers
 
     runtime = Runtime(settings, plugins,

@@ -6,6 +6,8 @@ import uuid
 
 import pytest
 
+from anitrack_core import hookimpl
+
 
 @pytest.fixture
 def upgraded(run_anitrack):
@@ -127,3 +129,37 @@ def test_help_everywhere(run_anitrack, argv):
 def test_usage_errors_exit_2(run_anitrack):
     code, _, err = run_anitrack("user", "add", "--email", "x@example.org")
     assert code == 2 and "--username" in err
+
+
+@pytest.mark.parametrize("how", ["file", "environment"])
+def test_the_settings_of_a_disabled_plugin_are_ignored_with_a_warning_naming_it(run_anitrack, tmp_path,
+                                                                                 monkeypatch, how, caplog):
+    if how == "file":
+        config = tmp_path / "anitrack.toml"
+        config.write_text('[github]\ntoken = "s3cret"\n')
+        monkeypatch.setenv("ANITRACK_CONFIG", str(config))
+    else:
+        monkeypatch.setenv("ANITRACK_GITHUB_TOKEN", "s3cret")
+    monkeypatch.setenv("ANITRACK_DISABLE_PLUGINS", "github")
+    with caplog.at_level("WARNING", logger="anitrack_core.config"):
+        code, out, err = run_anitrack("config", "--json")
+    assert code == 0, err
+    assert "github.token" not in json.loads(out)
+    assert "settings of plugin github ignored because the plugin is disabled" in caplog.text
+    assert ("github.token" if how == "file" else "ANITRACK_GITHUB_TOKEN") in caplog.text
+    assert "s3cret" not in caplog.text
+
+
+def test_the_settings_of_a_broken_plugin_do_not_stop_the_service(run_anitrack, tmp_path, monkeypatch, caplog):
+    config = tmp_path / "anitrack.toml"
+    config.write_text('[github]\ntoken = "s3cret"\n')
+    monkeypatch.setenv("ANITRACK_CONFIG", str(config))
+
+    import anitrack_backend_github
+
+    monkeypatch.setattr(anitrack_backend_github, "anitrack_declare_settings",
+                        hookimpl(lambda settings: (_ for _ in ()).throw(RuntimeError("cannot start"))))
+    with caplog.at_level("WARNING"):
+        code, out, err = run_anitrack("config", "--json")
+    assert code == 0, err
+    assert "settings of plugin github ignored because the plugin is broken" in caplog.text
