@@ -60,6 +60,10 @@ suite gets these fixtures with nothing to import:
 
 A server that is absent skips the tests needing it, with the reason, except
 under CI (``CI`` set), where it fails them: CI must never pass by skipping.
+
+``pytest --store-only`` runs only the tests that use a database (those that
+ask, directly or through other fixtures, for ``anitrack_database_url``): the
+run on a second database engine repeats only what that engine changes.
 """
 
 from __future__ import annotations
@@ -73,6 +77,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--store-only", action="store_true",
+                     help="run only the tests that use a database (anitrack_database_url)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.getoption("--store-only"):
+        return
+    kept, dropped = [], []
+    for item in items:
+        (kept if "anitrack_database_url" in getattr(item, "fixturenames", ()) else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 @contextmanager
