@@ -46,6 +46,11 @@ class Backend:
     more_info: ClassVar[str | None] = None
     #: scheme used when neither the project nor its ecosystem chooses one (None: global default, RPM)
     default_version_scheme: ClassVar[str | None] = None
+    #: ``;``-separated version filter for projects that set none and whose ecosystem gives none
+    #: (versions containing one of the parts are left out)
+    default_version_filter: ClassVar[str | None] = None
+    #: ``;``-separated pre-release filter for projects that set none and whose ecosystem gives none
+    default_pre_release_filter: ClassVar[str | None] = None
     #: how often projects of this backend are checked
     check_interval: ClassVar[timedelta] = timedelta(seconds=3600)
     #: whether ``version_url`` is mandatory for projects of this backend

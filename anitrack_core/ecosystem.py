@@ -21,3 +21,8 @@ class Ecosystem:
     default_version_scheme: ClassVar[str | None] = None
     #: other names accepted in lookups, lower case ("cargo" for crates.io)
     aliases: ClassVar[list[str]] = []
+    #: ``;``-separated version filter for projects that set none ("+incompatible" for Go modules);
+    #: wins over the backend's
+    default_version_filter: ClassVar[str | None] = None
+    #: ``;``-separated pre-release filter for projects that set none; wins over the backend's
+    default_pre_release_filter: ClassVar[str | None] = None

@@ -19,15 +19,13 @@ from threading import Lock
 from typing import TYPE_CHECKING, Any
 
 from .errors import AnitrackError
-from .resolve import GLOBAL_DEFAULT_SCHEME, resolve_scheme_name
-from .versions import VersionRules, VersionScheme
+from .resolve import GLOBAL_DEFAULT_SCHEME, RULE_FIELDS, scheme_for
+from .versions import VersionScheme
 
 if TYPE_CHECKING:
     from .plugins import Plugins
 
 log = logging.getLogger(__name__)
-RULE_FIELDS = ("version_scheme", "ecosystem_name", "backend", "version_prefix", "pre_release_filter",
-               "version_filter", "version_pattern")
 
 
 @dataclass(frozen=True)
@@ -106,24 +104,18 @@ class SchemeCache:
             if scheme is not None:
                 self._cache.move_to_end(key)
                 return scheme
-        scheme = self._build(*key)
+        scheme = self._build(dict(zip(RULE_FIELDS, key)))
         with self._lock:
             self._cache[key] = scheme
             if len(self._cache) > self.size:
                 self._cache.popitem(last=False)
         return scheme
 
-    def _build(self, version_scheme: Any, ecosystem: Any, backend: Any, prefix: Any, pre_filter: Any,
-               version_filter: Any, pattern: Any) -> VersionScheme:
-        rules = VersionRules(prefix=prefix, pre_release_filter=pre_filter, version_filter=version_filter,
-                             pattern=pattern)
+    def _build(self, fields: dict[str, Any]) -> VersionScheme:
         try:
-            name = resolve_scheme_name(self.plugins, project_scheme=version_scheme, ecosystem_name=ecosystem,
-                                       backend=backend)
-            return self.plugins.schemes.get(name)(rules)
+            return scheme_for(self.plugins, fields)
         except AnitrackError as exc:
             log.warning("version scheme of a project cannot be used (%s); listing with %s", exc,
                         GLOBAL_DEFAULT_SCHEME)
-            fallback = self.plugins.schemes.get(GLOBAL_DEFAULT_SCHEME)
-            return fallback(VersionRules(prefix=prefix, pre_release_filter=pre_filter,
-                                         version_filter=version_filter))
+            return scheme_for(self.plugins, {**fields, "version_scheme": GLOBAL_DEFAULT_SCHEME,
+                                             "version_pattern": None})

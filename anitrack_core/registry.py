@@ -130,6 +130,14 @@ class EcosystemRegistry(Registry[type]):
                 return ecosystem
         return None
 
+    def get(self, name: str) -> type:
+        """An ecosystem by its name or one of its aliases (case-insensitive).
+
+        :raises UnknownNameError: neither a name nor an alias.
+        """
+        found = self.find(name)
+        return found if found is not None else super().get(name)
+
     def find(self, name: str | None) -> type | None:
         """An ecosystem by its name or one of its aliases (case-insensitive)."""
         found = super().find(name)

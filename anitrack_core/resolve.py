@@ -2,6 +2,9 @@
 
 * The version scheme: the project's own, else its ecosystem's default, else
   its backend's default, else the global default ``RPM``.
+* The version filter and the pre-release filter: the project's own, else its
+  ecosystem's ``default_version_filter`` / ``default_pre_release_filter``,
+  else its backend's (Go's ``+incompatible`` builds, say).
 * The ecosystem: a project whose backend is an ecosystem's default backend
   belongs to that ecosystem; any other project's ``ecosystem_name`` is its
   homepage.
@@ -9,6 +12,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +20,7 @@ from .errors import UnknownSchemeError
 
 if TYPE_CHECKING:
     from .plugins import Plugins
-    from .versions import VersionScheme
+    from .versions import VersionRules, VersionScheme
 
 GLOBAL_DEFAULT_SCHEME = "RPM"
 
@@ -66,24 +70,58 @@ def resolve_scheme_name(
     return plugins.schemes.canonical_name(chosen or GLOBAL_DEFAULT_SCHEME)
 
 
-def scheme_for(plugins: Plugins, project: Any) -> VersionScheme:
-    """A ready version scheme for *project* (a model or anything with its fields)."""
+def _default(plugins: Plugins, ecosystem_name: str | None, backend: str | None, attribute: str) -> str | None:
+    """The ecosystem's value of class attribute *attribute*, else the backend's (None if neither gives one)."""
+    for found in (plugins.ecosystems.find(ecosystem_name), plugins.backends.find(backend)):
+        value = getattr(found, attribute, None) if found is not None else None
+        if value:
+            return value
+    return None
+
+
+def version_rules(plugins: Plugins, fields: Mapping[str, Any]) -> VersionRules:
+    """The rules a project's versions are read with: its own, the filters defaulted as the module says.
+
+    :param fields: the project's fields (``version_prefix``, ``pre_release_filter``, ``version_filter``,
+        ``version_pattern``, ``ecosystem_name``, ``backend``); absent ones count as empty.
+    """
     from .versions import VersionRules
 
-    name = resolve_scheme_name(
-        plugins,
-        project_scheme=getattr(project, "version_scheme", None),
-        ecosystem_name=getattr(project, "ecosystem_name", None),
-        backend=getattr(project, "backend", None),
+    ecosystem, backend = fields.get("ecosystem_name"), fields.get("backend")
+    return VersionRules(
+        prefix=fields.get("version_prefix"),
+        pre_release_filter=(fields.get("pre_release_filter")
+                            or _default(plugins, ecosystem, backend, "default_pre_release_filter")),
+        version_filter=(fields.get("version_filter")
+                        or _default(plugins, ecosystem, backend, "default_version_filter")),
+        pattern=fields.get("version_pattern"),
     )
-    rules = VersionRules(
-        prefix=getattr(project, "version_prefix", None),
-        pre_release_filter=getattr(project, "pre_release_filter", None),
-        version_filter=getattr(project, "version_filter", None),
-        pattern=getattr(project, "version_pattern", None),
-    )
-    return plugins.schemes.get(name)(rules)
 
 
-__all__ = ["EcosystemAssignment", "GLOBAL_DEFAULT_SCHEME", "UnknownSchemeError", "assign_ecosystem", "ecosystem_value",
-           "resolve_scheme_name", "scheme_for"]
+def project_fields(project: Any) -> Mapping[str, Any]:
+    """The fields of *project* (a model, a dict or anything with the attributes) as a mapping."""
+    if isinstance(project, Mapping):
+        return project
+    return {name: getattr(project, name, None) for name in RULE_FIELDS}
+
+
+#: the fields a project's version scheme depends on
+RULE_FIELDS = ("version_scheme", "ecosystem_name", "backend", "version_prefix", "pre_release_filter",
+               "version_filter", "version_pattern")
+
+
+def scheme_for(plugins: Plugins, project: Any) -> VersionScheme:
+    """A ready version scheme for *project* (a model, a dict of its fields or anything with them).
+
+    :raises UnknownSchemeError: the scheme the project resolves to is not registered
+        (listings read from the store use :class:`anitrack_core.listing.SchemeCache`, which falls
+        back to ``RPM`` instead).
+    """
+    fields = project_fields(project)
+    name = resolve_scheme_name(plugins, project_scheme=fields.get("version_scheme"),
+                               ecosystem_name=fields.get("ecosystem_name"), backend=fields.get("backend"))
+    return plugins.schemes.get(name)(version_rules(plugins, fields))
+
+
+__all__ = ["EcosystemAssignment", "GLOBAL_DEFAULT_SCHEME", "RULE_FIELDS", "UnknownSchemeError", "assign_ecosystem",
+           "ecosystem_value", "project_fields", "resolve_scheme_name", "scheme_for", "version_rules"]

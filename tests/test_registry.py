@@ -79,3 +79,14 @@ def test_ecosystems_found_by_alias_and_backend():
     assert registry.find("Python") is PypiEcosystem
     assert registry.for_backend("pypi") is PypiEcosystem
     assert registry.for_backend("npmjs") is None
+
+
+def test_an_ecosystem_alias_works_in_get_as_in_find():
+    from anitrack_core.registry import EcosystemRegistry
+
+    registry = EcosystemRegistry()
+    crates = type("Crates", (), {"name": "crates.io", "default_backend": "crates.io", "aliases": ["cargo"]})
+    registry.add(crates)
+    assert registry.get("Cargo") is registry.find("cargo") is crates
+    with pytest.raises(Exception, match="unknown ecosystem 'pip'"):
+        registry.get("pip")
