@@ -5,15 +5,22 @@ pooled SQLite database in WAL mode with foreign keys on; ``postgresql://...``
 opens a pooled PostgreSQL database (needs ``psycopg2``, the ``postgres``
 extra).  Either way the models' :data:`~anitrack_core.db.models.database_proxy`
 is bound to it.
+
+URLs are read by peewee's own :mod:`playhouse.db_url`: a percent-encoded user or
+password is decoded, and query parameters are connection options
+(``?sslmode=require&connect_timeout=5`` for PostgreSQL), which win over
+anitrack's defaults.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import peewee
+from playhouse import db_url
 from playhouse.pool import PooledPostgresqlDatabase, PooledSqliteDatabase
 
 from ..errors import StoreError
@@ -40,11 +47,17 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
+def _parse(url: str) -> dict[str, Any]:
+    try:
+        return db_url.parse(url, unquote_password=True, unquote_user=True)
+    except ValueError as exc:  # a port that is not a number
+        raise StoreError(f"database URL {redact(url)!r} is malformed: {exc}") from None
+
+
 def _sqlite(url: str) -> peewee.Database:
-    path = url[len("sqlite://"):]
-    if path.startswith("/"):
-        path = path[1:]  # sqlite:///rel.db -> rel.db ; sqlite:////abs.db -> /abs.db
-    if not path:
+    options = _parse(url)
+    path = options.pop("database")
+    if url.split("?")[0].rstrip("/") in ("sqlite:", "sqlite:/") or not path:
         raise StoreError(f"database URL {url!r} names no file; use sqlite:////absolute/path.db")
     if path != ":memory:":
         parent = Path(path).expanduser().parent
@@ -53,30 +66,23 @@ def _sqlite(url: str) -> peewee.Database:
     # transactions take the write lock when they begin (BEGIN IMMEDIATE): one that read first and
     # wrote later would otherwise fail at once with "database is locked" when another connection
     # committed in between, instead of waiting its turn (busy_timeout)
-    return PooledSqliteDatabase(
-        path, pragmas=SQLITE_PRAGMAS, max_connections=POOL_SIZE, stale_timeout=POOL_STALE_SECONDS,
-        timeout=POOL_WAIT_SECONDS, check_same_thread=False, lock_type="IMMEDIATE",
-    )
+    defaults = {"pragmas": SQLITE_PRAGMAS, "max_connections": POOL_SIZE, "stale_timeout": POOL_STALE_SECONDS,
+                "timeout": POOL_WAIT_SECONDS, "check_same_thread": False, "lock_type": "IMMEDIATE"}
+    return PooledSqliteDatabase(path, **{**defaults, **options})
 
 
 def _postgres(url: str) -> peewee.Database:
     try:
         import psycopg2  # noqa: F401  (checked here for a clear message)
     except ImportError:
-        raise StoreError("PostgreSQL needs the psycopg2 driver: pip install 'anitrack[postgres]'") from None
-    parts = urlsplit(url)
-    name = parts.path.lstrip("/")
+        raise StoreError("PostgreSQL needs the psycopg2 driver: pip install 'anitrack-core[postgres]'") from None
+    options = _parse(url)
+    name = options.pop("database")
     if not name:
         raise StoreError(f"database URL {redact(url)!r} names no database (postgresql://user@host:port/NAME)")
-    try:
-        port = parts.port
-    except ValueError:
-        raise StoreError(f"database URL {redact(url)!r} has an invalid port") from None
-    params = {"host": parts.hostname, "port": port, "user": parts.username, "password": parts.password}
-    return PooledPostgresqlDatabase(
-        name, max_connections=POOL_SIZE, stale_timeout=POOL_STALE_SECONDS, timeout=POOL_WAIT_SECONDS,
-        connect_timeout=10, **{k: v for k, v in params.items() if v is not None},
-    )
+    defaults = {"max_connections": POOL_SIZE, "stale_timeout": POOL_STALE_SECONDS, "timeout": POOL_WAIT_SECONDS,
+                "connect_timeout": 10}
+    return PooledPostgresqlDatabase(name, **{**defaults, **options})
 
 
 def make_database(url: str) -> peewee.Database:
