@@ -119,7 +119,8 @@ class ProjectVersion(BaseModel):
     id = AutoField()
     project = ForeignKeyField(Project, backref="versions", on_delete="CASCADE")
     version = CharField(max_length=200)
-    created_on = DateTimeField(default=utcnow, null=True)
+    #: when anitrack found it (indexed by migration 0007: the feeds read the newest first)
+    created_on = DateTimeField(default=utcnow, null=True, index=True)
     commit_url = CharField(max_length=1024, null=True)
 
     class Meta:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from anitrack_core.db import packages, projects
 from anitrack_core.db.distros import find_distro
@@ -18,7 +18,7 @@ def add_project(api, *, versions=(), latest=None, packages_=(), **fields):
     with api.runtime.db.connection_context():
         project = projects.create_project(api.runtime.plugins, **fields)
         for index, version in enumerate(versions):
-            ProjectVersion.create(project=project, version=version, created_on=datetime(2024, 1, 1 + index))
+            ProjectVersion.create(project=project, version=version, created_on=datetime(2024, 1, 1) + timedelta(days=index))
         refresh_listings(SchemeCache(api.runtime.plugins), [project.id])
         if latest is not None:
             Project.update(latest_version=latest).where(Project.id == project.id).execute()
