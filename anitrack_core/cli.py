@@ -251,6 +251,30 @@ def _cmd_events_publish(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_webhooks_relay(args: argparse.Namespace) -> int:
+    import logging
+    import signal as signals
+
+    from .webhooks.relay import WebhookRelay
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    runtime = load_runtime()
+    relay = WebhookRelay(runtime.settings)
+    if args.once:
+        try:
+            relay.drain()
+        finally:
+            relay.stop()
+        return 0
+    print("delivering events to webhook subscriptions; Ctrl-C stops", file=sys.stderr, flush=True)
+    signals.signal(signals.SIGTERM, lambda *_: relay.stop(timeout=0))
+    try:
+        relay.run()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -342,6 +366,12 @@ def build_parser() -> argparse.ArgumentParser:
     status = events.add_parser("status", help="events waiting for the broker, and the oldest one's age")
     status.add_argument("--json", action="store_true", help="machine-readable output")
     status.set_defaults(func=_cmd_events_status)
+    webhooks = sub.add_parser("webhooks", help="webhook deliveries").add_subparsers(
+        dest="webhooks_command", required=True)
+    relay = webhooks.add_parser("relay", help="deliver events to webhook subscriptions until interrupted "
+                                              "(`anitrack serve` does it too; one relay delivers at a time)")
+    relay.add_argument("--once", action="store_true", help="deliver what is due, then exit")
+    relay.set_defaults(func=_cmd_webhooks_relay)
     return parser
 
 

@@ -216,6 +216,14 @@ def core_settings() -> SettingsSpec:
              help="worker processes that fetch during a large pass (0: one per core; 1: none)")
     spec.add("check_per_host", type=int, default=4, check=_positive,
              help="checks in flight at once against one upstream host")
+    spec.add("webhooks_per_user", type=int, default=20, check=_positive,
+             help="webhook subscriptions one user may have")
+    spec.add("webhook_timeout", type=float, default=10.0, check=_positive,
+             help="seconds a webhook receiver has to answer one delivery")
+    spec.add("webhook_concurrency", type=int, default=4, check=_positive,
+             help="webhook deliveries in flight at once")
+    spec.add("webhook_allow_private", type=bool, default=False,
+             help="let webhooks reach loopback, private and link-local addresses")
     spec.add("web_workers", type=int, default=0, check=_not_negative,
              help="processes of `anitrack serve` (0: one per core)")
     spec.add("web_threads", type=int, default=4, check=_positive,

@@ -11,7 +11,7 @@ from bottle import BaseRequest, Bottle, JSONPlugin, response
 
 from anitrack_core.runtime import Runtime
 
-from . import api_checks, api_v1, api_v2, docs, feeds, metrics, pages
+from . import api_checks, api_v1, api_v2, api_webhooks, docs, feeds, metrics, pages
 from .context import WebContext
 from .errors import install_errors
 from .params import MAX_BODY_BYTES, Invalid, invalid_response
@@ -56,6 +56,7 @@ def create_app(runtime: Runtime) -> Bottle:
     api_v2.add_routes(app, ctx)
     api_checks.add_routes(app, ctx)
     api_v1.add_routes(app, ctx)
+    api_webhooks.add_routes(app, ctx)
     docs.add_routes(app, ctx)
     metrics.add_routes(app)
     feeds.add_routes(app, ctx)

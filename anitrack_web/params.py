@@ -66,7 +66,7 @@ class Field:
     """One accepted input field."""
 
     name: str
-    kind: type = str  # str, int or bool
+    kind: type = str  # str, int, bool, or list (of strings; comma-separated in a form or query)
     required: bool = False
     nullable: bool = True
     minimum: int | None = None
@@ -81,9 +81,21 @@ class Field:
             return _to_bool(value, self.name, from_text)
         if self.kind is int:
             return self._to_int(value, from_text)
+        if self.kind is list:
+            return self._to_list(value, from_text)
         if not isinstance(value, str):
             raise Invalid({self.name: "Not a valid string."})
         return _check_string(value, self.name)
+
+    def _to_list(self, value: Any, from_text: bool) -> list[str]:
+        if from_text and isinstance(value, str):
+            value = [part.strip() for part in value.split(",") if part.strip()]
+        if not isinstance(value, list) or not all(isinstance(v, (str, int)) and not isinstance(v, bool)
+                                                  for v in value):
+            raise Invalid({self.name: "Not a list of strings."})
+        if len(value) > 1000:
+            raise Invalid({self.name: "More than 1000 items."})
+        return [_check_string(str(v), self.name) for v in value]
 
     def _to_int(self, value: Any, from_text: bool) -> int:
         if isinstance(value, bool):

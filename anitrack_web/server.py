@@ -47,11 +47,13 @@ def _exit_with_parent(parent: int) -> None:
 
 def _run(runtime: Runtime, sock: socket.socket, threads: int, *, scheduler: bool, publisher: bool = False) -> None:
     app = create_app(runtime)
-    checks = events = None
-    if publisher:  # the outbox relay (anitrack_core.events): in the first process only, started after the forks
+    checks = events = hooks = None
+    if publisher:  # the outbox relays (events, webhooks): in the first process only, started after the forks
         from anitrack_core.events.publisher import Publisher
+        from anitrack_core.webhooks.relay import WebhookRelay
 
         events = Publisher(runtime.settings).start()
+        hooks = WebhookRelay(runtime.settings).start()
     if scheduler:
         from anitrack_core.check.runner import Checker
         from anitrack_core.check.scheduler import Scheduler
@@ -66,6 +68,8 @@ def _run(runtime: Runtime, sock: socket.socket, threads: int, *, scheduler: bool
             checks.stop(timeout=5)
         if events is not None:
             events.stop(timeout=5)
+        if hooks is not None:
+            hooks.stop(timeout=5)
 
 
 def serve(runtime: Runtime, *, host: str, port: int, scheduler: bool = True, workers: int | None = None) -> int:

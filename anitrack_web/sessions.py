@@ -138,3 +138,21 @@ def pop_flashes() -> list[dict[str, str]]:
     messages = current.data.pop("flashes")
     current.save()
     return messages
+
+
+def show_once(key: str, value: str) -> None:
+    """Keep a secret (a new token, a webhook secret) for the next page to show once, after a redirect."""
+    current = visitor()
+    current.data.setdefault("show_once", {})[key] = value
+    current.save()
+
+
+def take_shown_once(key: str) -> str | None:
+    """The secret :func:`show_once` kept under *key*, removed from the session (None if there is none)."""
+    current = visitor()
+    kept = current.data.get("show_once") or {}
+    if key not in kept:
+        return None
+    value = kept.pop(key)
+    current.save()
+    return value

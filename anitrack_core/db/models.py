@@ -259,7 +259,52 @@ class OutboxLease(BaseModel):
     expires_on = DateTimeField()
 
 
+class Webhook(BaseModel):
+    """A user's subscription to events, delivered by HTTP POST (migration 0008; anitrack_core.webhooks)."""
+
+    id = AutoField()
+    user = ForeignKeyField(User, backref="webhooks", on_delete="CASCADE")
+    url = CharField(max_length=2048)
+    #: the signing key, ``whsec_`` + base64 (Standard Webhooks); the relay needs it, so it is kept as is
+    secret = CharField(max_length=100)
+    #: JSON lists: topic suffixes (empty: all), project ids, distribution and ecosystem names (empty: any)
+    topics = TextField(default="[]")
+    projects = TextField(default="[]")
+    distributions = TextField(default="[]")
+    ecosystems = TextField(default="[]")
+    description = CharField(max_length=200, null=True)
+    active = BooleanField(default=True)
+    #: why the relay disabled the subscription (None while it works, or when its owner disabled it)
+    disabled_reason = TextField(null=True)
+    #: the last outbox event the relay matched against this subscription
+    last_event_id = IntegerField(default=0)
+    created_on = DateTimeField(default=utcnow)
+
+
+class WebhookDelivery(BaseModel):
+    """One event to deliver to one subscription, and how its attempts went."""
+
+    id = AutoField()
+    webhook = ForeignKeyField(Webhook, backref="deliveries", on_delete="CASCADE")
+    event_id = IntegerField()
+    topic = CharField(max_length=255)
+    #: ``webhook-id``: the same on every attempt, so receivers can drop repeats
+    message_id = CharField(max_length=64)
+    #: "pending", "delivered" or "failed"
+    state = CharField(max_length=10, default="pending")
+    attempts = IntegerField(default=0)
+    next_attempt_on = DateTimeField(default=utcnow)
+    last_status = IntegerField(null=True)
+    last_error = TextField(null=True)
+    last_duration_ms = IntegerField(null=True)
+    created_on = DateTimeField(default=utcnow)
+    finished_on = DateTimeField(null=True)
+
+    class Meta:
+        indexes = ((("webhook", "state", "id"), False), (("webhook", "event_id"), True))
+
+
 ALL_MODELS = (
     Distro, Project, Package, ProjectVersion, ProjectFlag, Run, User, UserIdentity, ApiToken, OutboxEvent,
-    OutboxLease, WebSession, ProjectChange,
+    OutboxLease, WebSession, ProjectChange, Webhook, WebhookDelivery,
 )

@@ -31,7 +31,7 @@ from typing import Any
 import peewee
 
 from ..db import history
-from ..db.models import OutboxEvent, OutboxLease, Project, database_proxy, utcnow
+from ..db.models import OutboxEvent, OutboxLease, Project, Webhook, WebhookDelivery, database_proxy, utcnow
 from . import signals
 
 log = logging.getLogger(__name__)
@@ -143,9 +143,20 @@ def count_attempt(event_id: int) -> None:
 
 
 def prune(older_than: datetime) -> int:
-    """Delete events published before *older_than*; returns how many."""
-    return (OutboxEvent.delete()
-            .where(OutboxEvent.published_on.is_null(False) & (OutboxEvent.published_on < older_than)).execute())
+    """Delete events published before *older_than*; returns how many.
+
+    Events the webhook relay still needs stay: those after the cursor of an
+    active subscription, and those of a delivery not yet done.
+    """
+    query = OutboxEvent.published_on.is_null(False) & (OutboxEvent.published_on < older_than)
+    matched = Webhook.select(peewee.fn.MIN(Webhook.last_event_id)).where(Webhook.active == True).scalar()  # noqa: E712
+    if matched is not None:
+        query &= OutboxEvent.id <= matched
+    waiting = (WebhookDelivery.select(peewee.fn.MIN(WebhookDelivery.event_id))
+               .where(WebhookDelivery.state == "pending").scalar())
+    if waiting is not None:
+        query &= OutboxEvent.id < waiting
+    return OutboxEvent.delete().where(query).execute()
 
 
 @dataclass
@@ -198,16 +209,17 @@ def backlog() -> Backlog:
 LEASE_NAME = "publisher"
 
 
-def take_lease(holder: str, duration: timedelta) -> bool:
-    """Take or renew the publisher lease for *holder*; False while another holder's lease runs."""
+def take_lease(holder: str, duration: timedelta, name: str = LEASE_NAME) -> bool:
+    """Take or renew the lease *name* (the publisher's by default) for *holder*; False while another
+    holder's lease runs."""
     now = utcnow()
-    OutboxLease.insert(name=LEASE_NAME, holder=holder, expires_on=now + duration).on_conflict_ignore().execute()
+    OutboxLease.insert(name=name, holder=holder, expires_on=now + duration).on_conflict_ignore().execute()
     taken = (OutboxLease.update(holder=holder, expires_on=now + duration)
-             .where((OutboxLease.name == LEASE_NAME)
+             .where((OutboxLease.name == name)
                     & ((OutboxLease.holder == holder) | (OutboxLease.expires_on < now))).execute())
     return taken == 1
 
 
-def release_lease(holder: str) -> None:
+def release_lease(holder: str, name: str = LEASE_NAME) -> None:
     (OutboxLease.update(expires_on=utcnow() - timedelta(seconds=1))
-     .where((OutboxLease.name == LEASE_NAME) & (OutboxLease.holder == holder)).execute())
+     .where((OutboxLease.name == name) & (OutboxLease.holder == holder)).execute())

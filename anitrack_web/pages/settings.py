@@ -16,7 +16,7 @@ from anitrack_core.db.accounts import add_token, delete_token
 from anitrack_core.db.models import ApiToken, UserIdentity
 
 from ..access import check_csrf, require_user
-from ..sessions import flash, visitor
+from ..sessions import flash, show_once, take_shown_once
 
 if TYPE_CHECKING:
     from anitrack_core.db.models import User
@@ -45,11 +45,7 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
     @app.get(_both("/settings"))
     def show_settings() -> str:
         user = require_user()
-        current = visitor()
-        new_token = current.data.pop(_NEW_TOKEN, None)
-        if new_token is not None:
-            current.save()
-        return settings_page(user, new_token=new_token)
+        return settings_page(user, new_token=take_shown_once(_NEW_TOKEN))
 
     @app.post(_both("/settings/tokens/new"))
     def create_token() -> str | None:
@@ -60,9 +56,7 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
             return settings_page(user, status=400, description=description,
                                  errors={"description": f"At most {DESCRIPTION_MAX} characters "
                                                         f"(this one has {len(description)})."})
-        current = visitor()
-        current.data[_NEW_TOKEN] = add_token(user, description or None)
-        current.save()
+        show_once(_NEW_TOKEN, add_token(user, description or None))
         redirect("/settings/", 303)
 
     @app.post(_both("/settings/tokens/delete"))
