@@ -214,14 +214,29 @@ def _cmd_events_status(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_events_publish(args: argparse.Namespace) -> int:
+def _log_to_stderr() -> None:
     import logging
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def _run_until_stopped(worker: Any, banner: str) -> None:
+    """Run a relay's loop in this thread until Ctrl-C or SIGTERM."""
     import signal as signals
 
+    print(banner + "; Ctrl-C stops", file=sys.stderr, flush=True)
+    signals.signal(signals.SIGTERM, lambda *_: worker.stop(timeout=0))
+    try:
+        worker.run()
+    except KeyboardInterrupt:
+        pass
+
+
+def _cmd_events_publish(args: argparse.Namespace) -> int:
     from .db.database import redact
     from .events.publisher import BrokerError, Publisher
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    _log_to_stderr()
     runtime = load_runtime()
     publisher = Publisher(runtime.settings)
     if args.once:
@@ -239,25 +254,16 @@ def _cmd_events_publish(args: argparse.Namespace) -> int:
             return 1
         print(f"published {sent} event(s)")
         return 0
-    print(f"relaying events to {redact(runtime.settings.broker_url)} (exchange "
-          f"{runtime.settings.events_exchange!r}, prefix {runtime.settings.topic_prefix!r}); Ctrl-C stops",
-          file=sys.stderr, flush=True)
-    signals.signal(signals.SIGTERM, lambda *_: publisher.stop(timeout=0))
-    try:
-        publisher.run()
-    except KeyboardInterrupt:
-        pass
+    _run_until_stopped(publisher, f"relaying events to {redact(runtime.settings.broker_url)} (exchange "
+                                  f"{runtime.settings.events_exchange!r}, prefix {runtime.settings.topic_prefix!r})")
     print(f"published {publisher.published} event(s)", file=sys.stderr)
     return 0
 
 
 def _cmd_webhooks_relay(args: argparse.Namespace) -> int:
-    import logging
-    import signal as signals
-
     from .webhooks.relay import WebhookRelay
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    _log_to_stderr()
     runtime = load_runtime()
     relay = WebhookRelay(runtime.settings)
     if args.once:
@@ -266,12 +272,7 @@ def _cmd_webhooks_relay(args: argparse.Namespace) -> int:
         finally:
             relay.stop()
         return 0
-    print("delivering events to webhook subscriptions; Ctrl-C stops", file=sys.stderr, flush=True)
-    signals.signal(signals.SIGTERM, lambda *_: relay.stop(timeout=0))
-    try:
-        relay.run()
-    except KeyboardInterrupt:
-        pass
+    _run_until_stopped(relay, "delivering events to webhook subscriptions")
     return 0
 
 
