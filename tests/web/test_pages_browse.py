@@ -330,3 +330,31 @@ def test_nav_links_lead_to_pages_that_exist(api, people):
             if path == "/project/new":
                 continue  # the actions' page
             assert get(api, path, client).status_code == 200, path
+
+
+# ---------------------------------------------------------------- web.package_links
+
+@pytest.fixture
+def gentoo_links(anitrack_env, monkeypatch):
+    monkeypatch.setenv("ANITRACK_WEB_PACKAGE_LINKS", "gentoo=https://packages.gentoo.org/packages/{package}")
+
+
+def test_package_links_come_from_the_setting(gentoo_links, api):
+    with api.runtime.db.connection_context():
+        from anitrack_core.db.distros import add_distro
+
+        add_distro("Gentoo")
+    pid = add_project(api, name="eps", homepage="https://eps.example/",
+                      packages_=[("Gentoo", "dev-libs/eps"), ("Fedora", "eps")])
+    page = get(api, f"/project/{pid}/").text
+    assert 'href="https://packages.gentoo.org/packages/dev-libs/eps"' in page
+    assert "src.fedoraproject.org" not in page  # the setting replaces the defaults
+
+
+@pytest.mark.parametrize("value", ["Fedora", "Fedora=https://example.org/", "Fedora=ftp://x/{package}"])
+def test_a_bad_package_link_is_refused_at_start_up(value):
+    from anitrack_core.config import core_settings, load_settings
+    from anitrack_core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="web.package_links"):
+        load_settings(core_settings(), {"ANITRACK_WEB_PACKAGE_LINKS": value}, file_values={})
