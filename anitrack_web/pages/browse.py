@@ -36,8 +36,10 @@ MAX_TEXT = 200
 LIST_COLUMNS = (
     Project.id, Project.name, Project.homepage, Project.backend, Project.ecosystem_name, Project.latest_version,
     Project.updated_on, Project.created_on, Project.archived, Project.check_successful, Project.error_counter,
-    Project.last_check, Project.logs,
+    Project.last_check,
 )
+#: the same and the log of the last check (the update and log pages)
+LOG_COLUMNS = (*LIST_COLUMNS, Project.logs)
 
 #: ``?sort=`` keys: what a person clicks, and the expression sorted on
 SORT_KEYS: dict[str, Callable[[], Any]] = {
@@ -47,6 +49,8 @@ SORT_KEYS: dict[str, Callable[[], Any]] = {
     "latest": lambda: Project.latest_version,
     "updated": lambda: Project.updated_on,
 }
+SORT_LABELS = {"name": "Name", "homepage": "Homepage", "backend": "Backend", "latest": "Latest version",
+               "updated": "Updated"}
 SORT_CHOICES = tuple(key for name in SORT_KEYS for key in (name, "-" + name))
 #: ``?status=`` of the projects page: what each means
 STATUS_FILTERS: dict[str, Callable[[], Any]] = {
@@ -121,6 +125,10 @@ class SortLinks:
         if self.current == "-" + key:
             return "descending"
         return None
+
+    def headers(self) -> list[dict[str, Any]]:
+        """The headers of a projects table: label, link and ``aria-sort`` value of each sortable column."""
+        return [{"label": label, "url": self.url(key), "aria": self.aria(key)} for key, label in SORT_LABELS.items()]
 
 
 def sorted_by(query: peewee.SelectQuery, sort: str) -> peewee.SelectQuery:

@@ -29,7 +29,7 @@ ABOUT_TARGET = "/static/docs/api.html"
 
 def add_routes(app: Bottle, ctx: WebContext) -> None:
     def checks_page(*, failures: bool) -> str:
-        query = Project.select(*browse.LIST_COLUMNS).where(Project.last_check.is_null(False))
+        query = Project.select(*browse.LOG_COLUMNS).where(Project.last_check.is_null(False))
         if failures:
             query = query.where(Project.check_successful == False)  # noqa: E712 (peewee expression)
         pager, rows = browse.page_of_projects(query.order_by(Project.last_check.desc(), Project.id.desc()),

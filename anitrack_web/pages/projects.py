@@ -123,7 +123,7 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
             filters.errors["status"] = (f"{status!r} is not a status of the updates pages; use one of: "
                                         f"{', '.join(UPDATE_STATUSES)}.")
         elif not filters.errors:
-            query = Project.select(*browse.LIST_COLUMNS).where(spec["where"]())
+            query = Project.select(*browse.LOG_COLUMNS).where(spec["where"]())
             if name:
                 query = query.where(queries.matches(Project.name_key, browse.like_anywhere(name)))
             if log:
