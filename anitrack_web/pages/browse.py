@@ -155,7 +155,9 @@ def page_of_projects(query: peewee.SelectQuery, page: int | None = None,
                      per_page: int = PER_PAGE) -> tuple[Pager, list[dict[str, Any]]]:
     """The pager and the rows of the current page of *query* (two queries)."""
     page = page or page_number()
-    total, found = queries.page_of(query, page, per_page)
+    # counted on the ids alone, unordered: cheaper to build and to run than the page's own query
+    total = query.select(Project.id).order_by().count()
+    found = queries.rows(query.paginate(page, per_page)) if total > (page - 1) * per_page else []
     return Pager(page, per_page, total), with_times(found)
 
 
