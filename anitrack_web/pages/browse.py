@@ -32,14 +32,13 @@ PER_PAGE = 50
 #: the longest text accepted in a filter or search field
 MAX_TEXT = 200
 
-#: the columns every project table shows (and the update pages' extra ones)
+#: the columns every project table shows
 LIST_COLUMNS = (
-    Project.id, Project.name, Project.homepage, Project.backend, Project.ecosystem_name, Project.latest_version,
-    Project.updated_on, Project.created_on, Project.archived, Project.check_successful, Project.error_counter,
-    Project.last_check,
+    Project.id, Project.name, Project.homepage, Project.backend, Project.latest_version, Project.updated_on,
+    Project.archived, Project.check_successful, Project.error_counter,
 )
-#: the same and the log of the last check (the update and log pages)
-LOG_COLUMNS = (*LIST_COLUMNS, Project.logs)
+#: the same and what the update and log pages add: creation, the last check and its log
+LOG_COLUMNS = (*LIST_COLUMNS, Project.created_on, Project.last_check, Project.logs)
 
 #: ``?sort=`` keys: what a person clicks, and the expression sorted on
 SORT_KEYS: dict[str, Callable[[], Any]] = {
