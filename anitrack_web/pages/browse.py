@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 import peewee
 from bottle import request
@@ -158,6 +158,11 @@ def page_of_projects(query: peewee.SelectQuery, page: int | None = None,
     total = query.select(Project.id).order_by().count()
     found = queries.rows(query.paginate(page, per_page)) if total > (page - 1) * per_page else []
     return Pager(page, per_page, total), with_times(found)
+
+
+def distro_search_path(distro: Distro) -> str:
+    """Where the search within *distro* lives."""
+    return f"/distro/{quote(distro.name, safe='')}/search/"
 
 
 def like_anywhere(text: str) -> str:

@@ -66,7 +66,7 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
             pager, rows = browse.page_of_projects(browse.sorted_by(query, sort))
         return ctx.render("projects.html", status=filters.status, mode="distro", rows=rows, pager=pager,
                           filters=filters.values, errors=filters.errors, sorts=browse.SortLinks(sort),
-                          title=f"Projects packaged in {distro.name}", action=f"/distro/{distro.name}/search/",
+                          title=f"Projects packaged in {distro.name}", action=browse.distro_search_path(distro),
                           distro=distro, exact=False, pattern="", status_labels=browse.STATUS_LABELS)
 
     @app.get(["/distro/<name>/search", "/distro/<name>/search/"])
@@ -74,5 +74,5 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
         return search_page(ctx, "", distro=_distro_or_404(name))
 
     @app.get(["/distro/<name>/search/<pattern>", "/distro/<name>/search/<pattern>/"])
-    def distro_search_path(name: str, pattern: str) -> str:
+    def distro_search_by_path(name: str, pattern: str) -> str:
         return search_page(ctx, pattern, distro=_distro_or_404(name))

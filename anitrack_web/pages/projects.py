@@ -67,7 +67,7 @@ def search_page(ctx: WebContext, pattern: str, *, distro: Any = None, exact: boo
     return ctx.render("projects.html", status=filters.status if filters.errors else status, mode="search", rows=rows, pager=pager,
                       filters=filters.values, errors=filters.errors, sorts=browse.SortLinks(sort),
                       title=f"Projects matching {pattern}{where}" if pattern.strip("*") else f"All projects{where}",
-                      action=f"/distro/{distro.name}/search/" if distro else "/projects/search/",
+                      action=browse.distro_search_path(distro) if distro else "/projects/search/",
                       distro=distro, exact=exact, pattern=pattern, status_labels=browse.STATUS_LABELS)
 
 

@@ -264,6 +264,13 @@ def test_names_are_shown_as_text(api):
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page.text
 
 
+def test_links_to_other_sites_are_http_only(api):
+    pid = add_project(api, name="sly", homepage="javascript:alert(1)", version_url="javascript:alert(2)")
+    for path in (f"/project/{pid}/", "/projects/"):
+        page = get(api, path).text
+        assert 'href="javascript:' not in page and "javascript:alert(1)" in page
+
+
 def test_history_shows_a_mapping_made_through_the_api(api, catalogue):
     pid = catalogue["alpha"]
     answer = api.post("/api/v2/packages/", json={"project_name": "alpha", "project_ecosystem": "pypi",
