@@ -182,6 +182,26 @@ def _check_not_empty(value: str) -> str | None:
     return "must not be empty" if not value or not value.strip() else None
 
 
+#: links from a mapped package to its distribution's page (``web.package_links``)
+DEFAULT_PACKAGE_LINKS = [
+    "Fedora=https://src.fedoraproject.org/rpms/{package}",
+    "Debian=https://tracker.debian.org/pkg/{package}",
+    "Ubuntu=https://launchpad.net/ubuntu/+source/{package}",
+    "Arch=https://archlinux.org/packages/?q={package}",
+    "Arch Linux=https://archlinux.org/packages/?q={package}",
+    "openSUSE=https://build.opensuse.org/package/show/openSUSE:Factory/{package}",
+]
+
+
+def _check_package_links(value: list[str] | None) -> str | None:
+    for entry in value or []:
+        distro, _, template = entry.partition("=")
+        if not distro.strip() or "{package}" not in template or _check_http_url(template.strip()):
+            return (f"entry {entry!r} must read 'Distribution=https://.../{{package}}' "
+                    "(an http(s) URL holding {package})")
+    return None
+
+
 def core_settings() -> SettingsSpec:
     """The settings of the core, declared like any plugin's."""
     spec = SettingsSpec()
@@ -239,6 +259,9 @@ def core_settings() -> SettingsSpec:
              help="e-mail addresses made administrators when they sign in")
     spec.add("auth.session_hours", type=float, default=168.0, check=_positive,
              help="hours a web session lasts after sign-in")
+    spec.add("web.package_links", type=list, default=DEFAULT_PACKAGE_LINKS, check=_check_package_links,
+             help="links from a mapped package to its distribution's page on the project page: "
+                  "'Distribution=URL' entries, {package} in the URL replaced by the package name")
     spec.add("disable_plugins", type=list, default=[], help="names of plugins (entry points) not to load")
     spec.add("no_plugin_autoload", type=bool, default=False, help="load only the built-in plugins")
     spec.add("trace_hooks", type=bool, default=False, help="log every hook call (debugging plugins)")

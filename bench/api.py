@@ -476,8 +476,12 @@ def print_table(results: list[Result], inproc: dict[str, Any] | None) -> None:
 
 # ---------------------------------------------------------------- main
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Benchmark the anitrack HTTP API under the real server.")
+def main(argv: list[str] | None = None, *, make_scenarios: Any = None, check: Any = None,
+         description: str = "Benchmark the anitrack HTTP API under the real server.") -> int:
+    """Run the benchmark; bench/pages.py passes its own scenarios and response check."""
+    make_scenarios = make_scenarios or scenarios
+    check = check or check_responses
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--projects", type=int, default=10_000, help="projects to seed (default 10000)")
     parser.add_argument("--duration", type=float, default=10, help="measured seconds per scenario (default 10)")
     parser.add_argument("--warmup", type=float, default=2, help="warm-up seconds per scenario (default 2)")
@@ -500,7 +504,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.client == "wrk" and not wrk:
         parser.error("wrk is not installed (apt-get install wrk)")
     use_wrk = wrk is not None and args.client != "python"
-    scs = scenarios(args.projects)
+    scs = make_scenarios(args.projects)
     if args.only:
         scs = [s for s in scs if args.only.casefold() in s.name.casefold()]
 
@@ -533,7 +537,7 @@ def main(argv: list[str] | None = None) -> int:
         if client_cpus:
             os.sched_setaffinity(0, client_cpus)  # wrk and the Python client inherit it
         server.wait_ready()
-        check_responses(server.base, scs, args.projects)
+        check(server.base, scs, args.projects)
         client = f"wrk ({wrk})" if use_wrk else "python (http.client keep-alive, one process per connection)"
         print(f"server: {' '.join(server.cmd)} (pid {server.proc.pid}; its first log line: "
               f"{server.first_log_line()})")

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 
 from bottle import Bottle
 
-from . import assets, home, settings, signin, users, webhooks
+from . import assets, distros, home, logs, project, projects, settings, signin, users, webhooks
 
 if TYPE_CHECKING:
     from ..context import WebContext
 
 
 def add_routes(app: Bottle, ctx: WebContext) -> None:
-    for module in (assets, home, signin, settings, users, webhooks):
+    for module in (assets, home, signin, settings, users, webhooks, projects, project, distros, logs):
         module.add_routes(app, ctx)
