@@ -213,6 +213,8 @@ def core_settings() -> SettingsSpec:
              help="worker processes that fetch during a large pass (0: one per core; 1: none)")
     spec.add("check_per_host", type=int, default=4, check=_positive,
              help="checks in flight at once against one upstream host")
+    spec.add("check_now_limit", type=int, default=10, check=_positive,
+             help="checks one signed-in person may start from the web pages ('Check now') in 10 minutes")
     spec.add("web_workers", type=int, default=0, check=_not_negative,
              help="processes of `anitrack serve` (0: one per core)")
     spec.add("web_threads", type=int, default=4, check=_positive,

@@ -14,8 +14,7 @@ from bottle import Bottle, request
 from peewee import fn
 
 from anitrack_core.check.apply import AppliedCheck
-from anitrack_core.check.spec import ProjectSpec
-from anitrack_core.check.temporary import check_temporary
+from anitrack_core.check.temporary import check_temporary, temporary_spec
 from anitrack_core.db import projects
 from anitrack_core.db.models import Project
 from anitrack_core.errors import AlreadyExistsError, AnitrackError, FieldError
@@ -98,15 +97,8 @@ def _check_temporary(ctx: WebContext, fields: dict[str, Any], dry_run: bool) -> 
                             "project needs name, homepage and backend)." for key in missing})
     if not dry_run:
         raise Invalid({"dry_run": "Cannot be false for a temporary project (nothing is saved for it)."})
-    spec = ProjectSpec(id=None, name=fields["name"], homepage=fields["homepage"], backend=fields["backend"],
-                       version_url=fields.get("version_url") or fields["homepage"], regex=fields.get("regex"),
-                       version_scheme=fields.get("version_scheme"), version_pattern=fields.get("version_pattern"),
-                       version_prefix=fields.get("version_prefix"),
-                       pre_release_filter=fields.get("pre_release_filter"),
-                       version_filter=fields.get("version_filter"), insecure=bool(fields.get("insecure")),
-                       releases_only=bool(fields.get("releases_only")))
     try:
-        report = check_temporary(ctx.checker, spec)
+        report = check_temporary(ctx.checker, temporary_spec(fields))
     except FieldError as exc:
         raise Invalid({exc.field: str(exc)}) from None
     if "error" in report:

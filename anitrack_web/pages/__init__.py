@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 
 from bottle import Bottle
 
-from . import assets, home, settings, signin, users
+from . import assets, home, project_forms, settings, signin, users
 
 if TYPE_CHECKING:
     from ..context import WebContext
 
 
 def add_routes(app: Bottle, ctx: WebContext) -> None:
-    for module in (assets, home, signin, settings, users):
+    for module in (assets, home, signin, settings, users, project_forms):
         module.add_routes(app, ctx)
