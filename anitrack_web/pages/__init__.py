@@ -12,12 +12,14 @@ from typing import TYPE_CHECKING
 
 from bottle import Bottle
 
-from . import assets, home, project_forms, settings, signin, users
+from . import (admin_projects, assets, dashboard, distro_admin, flags, home, mappings, project_forms, settings,
+               signin, users)
 
 if TYPE_CHECKING:
     from ..context import WebContext
 
 
 def add_routes(app: Bottle, ctx: WebContext) -> None:
-    for module in (assets, home, signin, settings, users, project_forms):
+    for module in (assets, home, signin, settings, users, project_forms, admin_projects, mappings, flags,
+                   distro_admin, dashboard):
         module.add_routes(app, ctx)
