@@ -60,4 +60,8 @@ def flashes(client, api, path):
 
 @pytest.fixture
 def clients(api):
-    return people(api)
+    """Signed-in sessions of an administrator ("admin", root@example.org) and a user ("user", alice@example.org)."""
+    sessions = people(api)
+    yield sessions
+    for session in sessions.values():
+        session.close()
