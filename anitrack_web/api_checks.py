@@ -122,21 +122,21 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
     def v1_version_get() -> dict[str, Any]:
         raw_id = (request.forms.get("id") or "").strip()
         if not raw_id:
-            raise api_error(400, ["No project id specified"])
+            raise api_error(400, "No project id specified")
         if not raw_id.isdigit() or int(raw_id) > MAX_ID:
             raise api_error(404, "No such project")
         project = Project.get_or_none(Project.id == int(raw_id))
         if project is None:
             raise api_error(404, "No such project")
         if project.archived:
-            raise api_error(400, ["Project is archived, can't check new versions"])
+            raise api_error(400, "Project is archived, can't check new versions")
         test = bool(request.forms.get("test"))
         try:
             applied = ctx.checker.check_project(project.id, dry_run=test)
         except AnitrackError as exc:
-            raise api_error(400, [str(exc)]) from None
+            raise api_error(400, str(exc)) from None
         if applied.result.error is not None:
-            raise api_error(400, [applied.result.error])
+            raise api_error(400, applied.result.error)
         return {"versions": applied.result.new_versions}
 
 
