@@ -120,3 +120,32 @@ def test_the_queue_is_paged(api, clients):
     page = get(clients["admin"], api, "/flags?state=open&page=2")
     assert page.status_code == 200 and "Page 2 of 2" in text_of(page.text)
     assert "state=open" in page.text.split('rel="prev"')[0].rsplit("href=", 1)[-1]
+
+
+def test_the_queue_costs_the_same_queries_whatever_its_size(api, clients):
+    import logging
+
+    from .test_query_counts import QueryCounter
+
+    pid = add_project(api, name="foo", homepage="https://foo.example/")
+    other = add_project(api, name="bar", homepage="https://bar.example/")
+    logger, handler = logging.getLogger("peewee"), QueryCounter()
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    try:
+        def measure():
+            handler.count = 0
+            assert get(clients["admin"], api, "/flags?state=all").status_code == 200
+            return handler.count
+
+        with api.runtime.db.connection_context():
+            flags.flag_project(Project.get_by_id(pid), "one", user="a@example.org")
+        small = measure()
+        with api.runtime.db.connection_context():
+            for index in range(30):
+                flags.flag_project(Project.get_by_id(other if index % 2 else pid), f"r{index}", user="b@example.org")
+        assert measure() == small
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
