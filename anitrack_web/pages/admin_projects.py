@@ -33,8 +33,8 @@ def _state(value: str) -> bool:
 def add_routes(app: Bottle, ctx: WebContext) -> None:
     def confirm(project: Project, *, title: str, question: str, action: str, button: str,
                 details: list[str] | None = None) -> str:
-        return ctx.render("confirm_project.html", title=title, question=question, action=action, button=button,
-                          cancel=project_path(project.id), project=project, details=details or [])
+        return ctx.render("confirm.html", title=title, question=question, action=action, button=button,
+                          cancel=project_path(project.id), details=details or [])
 
     # ---- delete the project ----
 
@@ -73,8 +73,8 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
         project = project_or_404(project_id)
         archived = _state(state)
         if projects.update_project(ctx.plugins, project, agent=admin.email, archived=archived):
-            flash(f"{project.name} is {'now archived: it is no longer checked or editable' if archived else 'no longer archived'}.",
-                  "success")
+            outcome = "now archived: it is no longer checked or editable" if archived else "no longer archived"
+            flash(f"{project.name} is {outcome}.", "success")
         else:
             flash(f"{project.name} was already {'archived' if archived else 'not archived'}.", "info")
         redirect(project_path(project.id), 303)

@@ -6,6 +6,7 @@ import pytest
 import requests
 
 from anitrack_core.db.models import OutboxEvent, Package, Project
+from anitrack_core.testing_upstream import Answer
 
 from .actions_helpers import clients, events, flashes, get, last_event, post, token  # noqa: F401
 from .helpers import add_project, count_rows
@@ -189,7 +190,8 @@ def test_archived_projects_are_edited_by_administrators_only(api, clients):
 def test_unknown_projects_are_404(api, clients):
     for path in ("/project/999/edit", "/project/abc/edit", "/project/99999999999999999999999/edit"):
         assert get(clients["user"], api, path).status_code == 404
-    assert post(clients["user"], api, "/project/999/check", {"csrf_token": token(clients["user"], api)}).status_code == 404
+    csrf = token(clients["user"], api)
+    assert post(clients["user"], api, "/project/999/check", {"csrf_token": csrf}).status_code == 404
 
 
 def test_check_now_flashes_the_result_and_refuses_archived_projects(api, clients, fake_upstream):
@@ -204,8 +206,7 @@ def test_check_now_flashes_the_result_and_refuses_archived_projects(api, clients
     assert "New versions found: 1.1, 1.0" in flashes(client, api, "/settings/")
     post(client, api, f"/project/{pid}/check", {"csrf_token": csrf})
     assert "The check found no new version" in flashes(client, api, "/settings/")
-    fake_upstream.route("/dl/", lambda seen: __import__("anitrack_core.testing_upstream",
-                                                        fromlist=["Answer"]).Answer(500, b"down"))
+    fake_upstream.route("/dl/", Answer(500, b"down"))
     post(client, api, f"/project/{pid}/check", {"csrf_token": csrf})
     assert "The check failed" in flashes(client, api, "/settings/")
     with api.runtime.db.connection_context():
