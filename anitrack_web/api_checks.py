@@ -14,6 +14,7 @@ from bottle import Bottle, request
 from peewee import fn
 
 from anitrack_core.check.apply import AppliedCheck
+from anitrack_core.check.spec import ProjectSpec
 from anitrack_core.check.temporary import check_temporary, temporary_spec
 from anitrack_core.db import projects
 from anitrack_core.db.models import Project

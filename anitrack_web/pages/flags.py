@@ -4,7 +4,7 @@ for a project to be unarchived); administrators work through the queue and close
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from bottle import Bottle, HTTPError, redirect, request
 

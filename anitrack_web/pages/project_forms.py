@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
-from bottle import Bottle, HTTPError, redirect, request
+from bottle import Bottle, redirect, request
 from peewee import fn
 
 from anitrack_core.check.temporary import check_temporary, temporary_spec

@@ -7,7 +7,7 @@ import requests
 from anitrack_core.db.models import Project, Run
 from anitrack_core.plugins import PluginInfo
 
-from .actions_helpers import clients, get  # noqa: F401
+from .actions_helpers import get
 from .helpers import add_project
 from .pages import text_of
 

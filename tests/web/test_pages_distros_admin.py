@@ -4,7 +4,7 @@ import requests
 
 from anitrack_core.db.models import Distro, Package
 
-from .actions_helpers import clients, events, get, last_event, post, token  # noqa: F401
+from .actions_helpers import events, get, last_event, post, token
 from .helpers import add_project, count_rows
 from .pages import text_of
 

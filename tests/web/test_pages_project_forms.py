@@ -8,7 +8,7 @@ import requests
 from anitrack_core.db.models import OutboxEvent, Package, Project
 from anitrack_core.testing_upstream import Answer
 
-from .actions_helpers import clients, events, flashes, get, last_event, post, token  # noqa: F401
+from .actions_helpers import events, flashes, get, last_event, post, token
 from .helpers import add_project, count_rows
 from .pages import text_of
 
