@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 RUNS_SHOWN = 48
 CHART_WIDTH, CHART_HEIGHT, CHART_MARGIN = 720, 200, 30
+BAR_MAX_WIDTH = 40
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,8 @@ def chart(runs: list[Run]) -> dict[str, Any]:
             height = inner_height * count / top
             y -= height
             parts.append((kind, round(y, 1), round(height, 1), count))
-        bars.append(Bar(round(CHART_MARGIN + index * step + step * 0.1, 1), round(step * 0.8, 1), parts,
+        width = min(step * 0.8, BAR_MAX_WIDTH)
+        bars.append(Bar(round(CHART_MARGIN + index * step + (step - width) / 2, 1), round(width, 1), parts,
                         run.created_on.strftime("%Y-%m-%d %H:%M")))
     return {"bars": bars, "top": top, "width": CHART_WIDTH, "height": CHART_HEIGHT, "margin": CHART_MARGIN,
             "baseline": inner_height}
