@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
 from bottle import HTTPError, redirect, request
 
@@ -10,6 +11,7 @@ from anitrack_core.db.models import Distro, Project
 
 from ..access import local_path
 from ..params import MAX_ID
+from ..sessions import visitor
 
 if TYPE_CHECKING:
     from anitrack_core.db.models import User
@@ -63,3 +65,10 @@ def not_archived(project: Project, user: User, action: str) -> None:
 def back(default: str) -> None:
     """Redirect (303) to the form's ``next`` path if it is on this site, else *default*."""
     redirect(local_path(request.forms.getunicode("next"), default), 303)
+
+
+def sign_in_first(then: str) -> None:
+    """For a POST-only action: send an anonymous visitor to sign in and then to *then* (a page), not back
+    to the action's path, which has no page."""
+    if visitor().user is None:
+        redirect(f"/login/?next={quote(then, safe='/')}", 303)

@@ -17,7 +17,7 @@ from anitrack_core.db.models import Distro, Package, Project, ProjectVersion
 from ..access import check_csrf, require_admin
 from ..queries import ordered
 from ..sessions import flash
-from .actions import both, project_or_404, project_path
+from .actions import both, project_or_404, project_path, sign_in_first
 
 if TYPE_CHECKING:
     from ..context import WebContext
@@ -68,6 +68,7 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
 
     @app.post(both("/project/<project_id>/archive/set/<state>"))
     def set_archived(project_id: str, state: str) -> None:
+        sign_in_first(project_path(project_id))
         admin = require_admin()
         check_csrf()
         project = project_or_404(project_id)

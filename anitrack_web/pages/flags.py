@@ -15,7 +15,7 @@ from anitrack_core.errors import FieldError
 from ..access import check_csrf, require_admin, require_user
 from ..params import MAX_ID
 from ..sessions import flash
-from .actions import back, both, project_or_404, project_path, text
+from .actions import back, both, project_or_404, project_path, sign_in_first, text
 from .paging import Pager, page_number
 
 if TYPE_CHECKING:
@@ -95,6 +95,7 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
 
     @app.post(both("/flags/<flag_id>/set/<state>"))
     def set_flag(flag_id: str, state: str) -> None:
+        sign_in_first("/flags")
         admin = require_admin()
         check_csrf()
         flag = _flag_or_404(flag_id)

@@ -31,7 +31,7 @@ from anitrack_core.errors import AlreadyExistsError, AnitrackError, FieldError
 from ..access import check_csrf, require_user
 from ..queries import ordered
 from ..sessions import flash
-from .actions import both, checked, not_archived, project_or_404, project_path, text
+from .actions import both, checked, not_archived, project_or_404, project_path, sign_in_first, text
 
 if TYPE_CHECKING:
     from anitrack_core.db.models import User
@@ -280,6 +280,7 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
 
     @app.post(both("/project/<project_id>/check"))
     def check_now(project_id: str) -> None:
+        sign_in_first(project_path(project_id))
         user = require_user()
         check_csrf()
         project = project_or_404(project_id)

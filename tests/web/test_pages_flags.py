@@ -105,6 +105,7 @@ def test_flag_state_changes_are_for_administrators_with_csrf(api, clients):
     assert post(clients["user"], api, f"/flags/{first}/set/closed",
                 {"csrf_token": token(clients["user"], api)}).status_code == 403
     assert post(clients["admin"], api, f"/flags/{first}/set/closed", {}).status_code == 400
+    assert post(requests, api, f"/flags/{first}/set/closed").headers["Location"].endswith("/login/?next=/flags")
     csrf = token(clients["admin"], api)
     assert post(clients["admin"], api, "/flags/999/set/closed", {"csrf_token": csrf}).status_code == 404
     assert post(clients["admin"], api, f"/flags/{first}/set/maybe", {"csrf_token": csrf}).status_code == 404

@@ -199,7 +199,9 @@ def test_check_now_flashes_the_result_and_refuses_archived_projects(api, clients
     pid = add_project(api, name="foo", homepage="https://foo.example/", version_url=fake_upstream.url("/dl/"))
     client = clients["user"]
     csrf = token(client, api)
-    assert post(requests, api, f"/project/{pid}/check").status_code == 303  # to sign in
+    to_sign_in = post(requests, api, f"/project/{pid}/check")
+    assert to_sign_in.status_code == 303
+    assert to_sign_in.headers["Location"].endswith(f"/login/?next=/project/{pid}/"), "then to the project page"
     assert post(client, api, f"/project/{pid}/check").status_code == 400
     answer = post(client, api, f"/project/{pid}/check", {"csrf_token": csrf})
     assert answer.status_code == 303 and answer.headers["Location"].endswith(f"/project/{pid}/")
