@@ -25,7 +25,8 @@ from .models import Project, ProjectVersion, utcnow
 if TYPE_CHECKING:
     from ..plugins import Plugins
 
-#: fields a user may set, with their maximum length (None: boolean)
+#: fields that may be set, with their maximum length (None: boolean); who may set ``archived``
+#: (administrators) is the caller's rule
 EDITABLE_FIELDS: dict[str, int | None] = {
     "name": 200,
     "homepage": 1024,

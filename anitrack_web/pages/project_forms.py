@@ -156,7 +156,7 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
 
     # ---- add ----
 
-    @app.get("/project/new")
+    @app.get(both("/project/new"))
     def new_project_form() -> str:
         require_user()
         values: dict[str, Any] = {name: "" for name in TEXT_FIELDS}
@@ -168,7 +168,7 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
                 values[name] = given.strip()[:1024]
         return form_page(values)
 
-    @app.post("/project/new")
+    @app.post(both("/project/new"))
     def add_project() -> str | None:
         user = require_user()
         check_csrf()

@@ -37,6 +37,7 @@ def test_the_form_is_prefilled_from_the_query(api, clients):
     assert 'value="geany-ide"' in page.text
     assert "<script>" not in page.text and " style=" not in page.text
     assert "<details" in page.text, "the help of each backend"
+    assert get(clients["user"], api, "/project/new/?name=geany").status_code == 200
 
 
 def test_adding_a_project_with_a_mapping_writes_and_announces_both(api, clients, fake_upstream):
