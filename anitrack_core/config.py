@@ -244,6 +244,8 @@ def core_settings() -> SettingsSpec:
              help="webhook deliveries in flight at once")
     spec.add("webhook_allow_private", type=bool, default=False,
              help="let webhooks reach loopback, private and link-local addresses")
+    spec.add("check_now_limit", type=int, default=10, check=_positive,
+             help="checks one signed-in person may start from the web pages ('Check now') in 10 minutes")
     spec.add("web_workers", type=int, default=0, check=_not_negative,
              help="processes of `anitrack serve` (0: one per core)")
     spec.add("web_threads", type=int, default=4, check=_positive,

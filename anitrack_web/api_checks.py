@@ -15,7 +15,7 @@ from peewee import fn
 
 from anitrack_core.check.apply import AppliedCheck
 from anitrack_core.check.spec import ProjectSpec
-from anitrack_core.check.temporary import check_temporary
+from anitrack_core.check.temporary import check_temporary, temporary_spec
 from anitrack_core.db import projects
 from anitrack_core.db.models import Project
 from anitrack_core.errors import AlreadyExistsError, AnitrackError, FieldError
@@ -98,15 +98,8 @@ def _check_temporary(ctx: WebContext, fields: dict[str, Any], dry_run: bool) -> 
                             "project needs name, homepage and backend)." for key in missing})
     if not dry_run:
         raise Invalid({"dry_run": "Cannot be false for a temporary project (nothing is saved for it)."})
-    spec = ProjectSpec(id=None, name=fields["name"], homepage=fields["homepage"], backend=fields["backend"],
-                       version_url=fields.get("version_url") or fields["homepage"], regex=fields.get("regex"),
-                       version_scheme=fields.get("version_scheme"), version_pattern=fields.get("version_pattern"),
-                       version_prefix=fields.get("version_prefix"),
-                       pre_release_filter=fields.get("pre_release_filter"),
-                       version_filter=fields.get("version_filter"), insecure=bool(fields.get("insecure")),
-                       releases_only=bool(fields.get("releases_only")))
     try:
-        report = check_temporary(ctx.checker, spec)
+        report = check_temporary(ctx.checker, temporary_spec(fields))
     except FieldError as exc:
         raise Invalid({exc.field: str(exc)}) from None
     if "error" in report:
@@ -130,21 +123,21 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
     def v1_version_get() -> dict[str, Any]:
         raw_id = (request.forms.get("id") or "").strip()
         if not raw_id:
-            raise api_error(400, ["No project id specified"])
+            raise api_error(400, "No project id specified")
         if not raw_id.isdigit() or int(raw_id) > MAX_ID:
             raise api_error(404, "No such project")
         project = Project.get_or_none(Project.id == int(raw_id))
         if project is None:
             raise api_error(404, "No such project")
         if project.archived:
-            raise api_error(400, ["Project is archived, can't check new versions"])
+            raise api_error(400, "Project is archived, can't check new versions")
         test = bool(request.forms.get("test"))
         try:
             applied = ctx.checker.check_project(project.id, dry_run=test)
         except AnitrackError as exc:
-            raise api_error(400, [str(exc)]) from None
+            raise api_error(400, str(exc)) from None
         if applied.result.error is not None:
-            raise api_error(400, [applied.result.error])
+            raise api_error(400, applied.result.error)
         return {"versions": applied.result.new_versions}
 
 

@@ -51,7 +51,7 @@ def _page(items: list[dict[str, Any]], total: int, args: dict[str, Any]) -> dict
 def add_routes(app: Bottle, ctx: WebContext) -> None:
     """Add the v2 routes to *app*."""
 
-    @app.get("/api/v2/projects/")
+    @app.get(["/api/v2/projects", "/api/v2/projects/"])
     def list_projects() -> dict[str, Any]:
         args = _page_args([Field("ecosystem"), Field("name")])
         ecosystem = ecosystem_value(ctx.plugins, args["ecosystem"]) if args.get("ecosystem") else None
@@ -80,7 +80,7 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
             check_after_create(ctx, project.id)
         return HTTPResponse(ctx.views.v2_created(queries.project_by_id(project.id)), status=201)
 
-    @app.get("/api/v2/packages/")
+    @app.get(["/api/v2/packages", "/api/v2/packages/"])
     def list_packages() -> dict[str, Any]:
         args = _page_args([Field("distribution"), Field("name")])
         query = (Package.select(Package.package_name, Distro.name.alias("distribution"),
@@ -127,7 +127,7 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
             raise api_error(409, str(exc)) from None
         return HTTPResponse({"distribution": distro.name, "name": package.package_name}, status=201)
 
-    @app.get("/api/v2/versions/")
+    @app.get(["/api/v2/versions", "/api/v2/versions/"])
     def project_versions() -> dict[str, Any]:
         args = read_query([Field("project_id", int, required=True, nullable=False, minimum=1,
                                  maximum=MAX_ID)])

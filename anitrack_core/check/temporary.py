@@ -15,6 +15,18 @@ if TYPE_CHECKING:
     from .runner import Checker
 
 
+def temporary_spec(fields: dict[str, Any]) -> ProjectSpec:
+    """The spec of a project that is not stored (a dry run), from its fields (name, homepage, backend
+    required); the version URL defaults to the homepage."""
+    return ProjectSpec(id=None, name=fields["name"], homepage=fields["homepage"], backend=fields["backend"],
+                       version_url=fields.get("version_url") or fields["homepage"], regex=fields.get("regex"),
+                       version_scheme=fields.get("version_scheme"), version_pattern=fields.get("version_pattern"),
+                       version_prefix=fields.get("version_prefix"),
+                       pre_release_filter=fields.get("pre_release_filter"),
+                       version_filter=fields.get("version_filter"), insecure=bool(fields.get("insecure")),
+                       releases_only=bool(fields.get("releases_only")))
+
+
 def validate_spec(checker: Checker, spec: ProjectSpec) -> ProjectSpec:
     """Canonical names and checked rules, as for a stored project.
 

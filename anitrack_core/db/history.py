@@ -26,7 +26,7 @@ _KEPT = {
     "project.flag.set": ("flag", "state"),
     "project.map.new": ("distro", "new"),
     "project.map.update": ("distro", "prev", "new", "edited"),
-    "project.map.remove": ("distro",),
+    "project.map.remove": ("distro", "package_name"),
     "project.version.update.v2": ("upstream_versions", "old_version"),
     "project.version.remove.v2": ("versions",),
 }

@@ -8,6 +8,7 @@ project name is unique (ignoring case), which the database enforces.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 import peewee
@@ -19,12 +20,13 @@ from ..events import messages
 from ..listing import SchemeCache, list_versions
 from ..resolve import assign_ecosystem, scheme_for
 from .listings import refresh_listings
-from .models import Project, utcnow
+from .models import Project, ProjectVersion, utcnow
 
 if TYPE_CHECKING:
     from ..plugins import Plugins
 
-#: fields a user may set, with their maximum length (None: boolean)
+#: fields that may be set, with their maximum length (None: boolean); who may set ``archived``
+#: (administrators) is the caller's rule
 EDITABLE_FIELDS: dict[str, int | None] = {
     "name": 200,
     "homepage": 1024,
@@ -38,6 +40,7 @@ EDITABLE_FIELDS: dict[str, int | None] = {
     "version_filter": 4096,
     "insecure": None,
     "releases_only": None,
+    "archived": None,
 }
 _REQUIRED = ("name", "homepage", "backend")
 #: fields whose change alters how the project's versions are listed
@@ -134,6 +137,8 @@ def update_project(plugins: Plugins, project: Project, *, agent: str | None = No
 
     A change is announced as ``project.edit`` by *agent*, in the same
     transaction (a caller that rolls the edit back, a dry run, announces nothing).
+    Archiving is an edit like any other (``archived=True``; who may do it is
+    the caller's rule); it changes nothing else.
     """
     clean = _clean(changes)
     before = {key: getattr(project, key) for key in (*clean, "ecosystem_name")}
@@ -186,3 +191,44 @@ def delete_project(project: Project, *, agent: str | None = None) -> None:
         project.delete_instance()
         events.record("project.remove", messages.project_remove(data, agent or events.SYSTEM_AGENT),
                       project_id=project.id)
+
+
+def delete_versions(plugins: Plugins, project: Project, versions: list[str] | None = None, *,
+                    agent: str | None = None) -> list[str]:
+    """Delete *versions* of *project* (raw strings as stored; None: every version); returns those deleted.
+
+    The latest version and the stored listing are recomputed, and the
+    upstream validators and cursor forgotten (so the next check reads the
+    upstream afresh).  Announced as one ``project.version.remove.v2`` by
+    *agent* naming the deleted versions (see docs/events.md for why the
+    deprecated ``project.version.remove`` is not sent); nothing deleted,
+    nothing announced.
+    """
+    query = ProjectVersion.select(ProjectVersion.id, ProjectVersion.version).where(
+        ProjectVersion.project == project.id)
+    if versions is not None:
+        query = query.where(ProjectVersion.version.in_(list(versions)))
+    found = list(query.order_by(ProjectVersion.created_on, ProjectVersion.id).tuples())
+    if not found:
+        return []
+    deleted = [version for _, version in found]
+    with Project._meta.database.atomic():
+        ProjectVersion.delete().where(ProjectVersion.id.in_([row_id for row_id, _ in found])).execute()
+        refresh_listings(SchemeCache(plugins), [project.id])
+        fresh = Project.get_by_id(project.id)
+        listing = json.loads(fresh.version_listing) if fresh.version_listing else {}
+        shown = listing.get("versions") or []
+        latest = shown[0] if shown else None
+        changes = {Project.latest_version: latest, Project.updated_on: utcnow()}
+        if latest != fresh.latest_version:
+            changes.update({Project.latest_version_cursor: None, Project.http_etag: None,
+                            Project.http_last_modified: None})
+        Project.update(changes).where(Project.id == project.id).execute()
+        fresh = Project.get_by_id(project.id)
+        events.record("project.version.remove.v2",
+                      messages.versions_removed(fresh, deleted, agent or events.SYSTEM_AGENT),
+                      project_id=project.id)
+    for name in ("latest_version", "latest_version_cursor", "http_etag", "http_last_modified", "version_listing",
+                 "updated_on"):
+        setattr(project, name, getattr(fresh, name))
+    return deleted

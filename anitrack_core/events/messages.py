@@ -109,6 +109,52 @@ def distro_add(distro: str, agent: str) -> dict[str, Any]:
     return _body(None, distro, {"agent": agent, "distro": distro})
 
 
+def map_update(project: Project, distro: str, prev: str, new: str, edited: list[str],
+               agent: str) -> dict[str, Any]:
+    """A mapping changed: *distro* is its distribution now, *prev*/*new* its package name before/after,
+    *edited* what changed (``distribution``, ``package_name``)."""
+    return _body(project_json(project), distro,
+                 {"agent": agent, "project": project.name, "distro": distro, "prev": prev, "new": new,
+                  "edited": edited})
+
+
+def map_remove(project: Project, distro: str, package_name: str, agent: str) -> dict[str, Any]:
+    """A mapping was deleted (``distro`` is null at the top, as Anitya sends it).
+
+    ``package_name`` is an addition to Anitya's message (which names only the distribution),
+    so that a consumer and the project's history know which package went.
+    """
+    return _body(project_json(project), None,
+                 {"agent": agent, "project": project.name, "distro": distro, "package_name": package_name})
+
+
+def project_flag(project: Project, reason: str, agent: str) -> dict[str, Any]:
+    return _body(project_json(project), None,
+                 {"agent": agent, "project": project.name, "reason": reason,
+                  "packages": packages_json(project.id)})
+
+
+def flag_set(flag_id: int, state: str, project_name: str, agent: str) -> dict[str, Any]:
+    """A flag opened or closed (``project`` and ``distro`` are null, as the schema requires).
+
+    ``project`` in the message (the flagged project's name) is an addition to Anitya's message.
+    """
+    return _body(None, None, {"agent": agent, "flag": flag_id, "state": state, "project": project_name})
+
+
+def versions_removed(project: Project, versions: list[str], agent: str) -> dict[str, Any]:
+    """``project.version.remove.v2``: *versions* (raw, as stored) were deleted; *project* is after."""
+    return _body(project_json(project), None, {"agent": agent, "project": project.name, "versions": versions})
+
+
+def distro_edit(old: str, new: str, agent: str) -> dict[str, Any]:
+    return _body(None, old, {"agent": agent, "old": old, "new": new})
+
+
+def distro_remove(distro: str, agent: str) -> dict[str, Any]:
+    return _body(None, distro, {"agent": agent, "distro": distro})
+
+
 def versions_found(project: Project, listing: VersionListing, old_version: str | None,
                    new_versions: Iterable[str], packages: list[dict[str, str]],
                    agent: str = SYSTEM_AGENT) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -12,12 +12,14 @@ from typing import TYPE_CHECKING
 
 from bottle import Bottle
 
-from . import assets, distros, home, logs, project, projects, settings, signin, users, webhooks
+from . import (admin_projects, assets, dashboard, distro_admin, distros, flags, home, logs, mappings, project,
+               project_forms, projects, settings, signin, users, webhooks)
 
 if TYPE_CHECKING:
     from ..context import WebContext
 
 
 def add_routes(app: Bottle, ctx: WebContext) -> None:
-    for module in (assets, home, signin, settings, users, webhooks, projects, project, distros, logs):
+    for module in (assets, home, signin, settings, users, webhooks, projects, project, distros, logs,
+                   project_forms, admin_projects, mappings, flags, distro_admin, dashboard):
         module.add_routes(app, ctx)

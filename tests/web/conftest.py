@@ -14,6 +14,8 @@ from anitrack_core import hookimpl
 from anitrack_core.backend import Backend
 from anitrack_core.testing import live_wsgi_server as live_server
 
+from .actions_helpers import clients  # noqa: F401 (a fixture of the action pages' tests)
+
 
 class _Backend(Backend):
     def get_versions(self, project, http):

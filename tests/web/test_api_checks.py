@@ -134,8 +134,8 @@ def test_v1_version_get(api, foo):
 
 
 @pytest.mark.parametrize("data, status, error", [
-    ({}, 400, ["No project id specified"]),
-    ({"id": ""}, 400, ["No project id specified"]),
+    ({}, 400, "No project id specified"),
+    ({"id": ""}, 400, "No project id specified"),
     ({"id": "999"}, 404, "No such project"),
     ({"id": "abc"}, 404, "No such project"),
 ])
@@ -148,11 +148,11 @@ def test_v1_version_get_errors(api, data, status, error):
 def test_v1_version_get_failure_and_archived(api, foo, fake_upstream):
     fake_upstream.route("/dl/", "nothing")
     response = api.post("/api/version/get", auth=False, data={"id": str(foo)})
-    assert response.status_code == 400 and "no upstream version found" in response.json()["error"][0]
+    assert response.status_code == 400 and "no upstream version found" in response.json()["error"]
     with api.runtime.db.connection_context():
         Project.update(archived=True).where(Project.id == foo).execute()
     response = api.post("/api/version/get", auth=False, data={"id": str(foo)})
-    assert response.json()["error"] == ["Project is archived, can't check new versions"]
+    assert response.json()["error"] == "Project is archived, can't check new versions"
 
 
 def test_an_edit_clashing_with_another_project_is_409(api, fake_upstream):
@@ -160,3 +160,10 @@ def test_an_edit_clashing_with_another_project_is_409(api, fake_upstream):
     other = add_project(api, name="two", homepage="https://pypi.org/p/two", backend="PyPI")
     response = api.post("/api/v2/versions/", json={"id": other, "name": "ONE", "dry_run": False})
     assert response.status_code == 409 and "already exists" in response.json()["error"]
+
+
+def test_v1_version_get_errors_are_strings(api, foo, fake_upstream):
+    for data in ({}, {"id": "999"}, {"id": str(foo)}):
+        fake_upstream.route("/dl/", "nothing")
+        body = api.post("/api/version/get", auth=False, data=data).json()
+        assert isinstance(body["error"], str) and body["output"] == "notok", data

@@ -25,9 +25,12 @@ def test_wrong_method_is_json_405(api, method, path):
     assert response.json()["status"] == response.status_code
 
 
-def test_v2_paths_without_slash_are_404_json(api):
-    response = api.get("/api/v2/projects")
+def test_v2_paths_without_slash_are_404_json_except_the_lists(api):
+    response = api.get("/api/v2/nope")
     assert response.status_code == 404 and response.json()["status"] == 404
+    assert api.get("/api/v2/projects").status_code == 200
+    response = api.post("/api/v2/projects", json={})
+    assert response.status_code == 405 and response.json()["status"] == 405
 
 
 def test_internal_errors_are_json_500_without_details(runtime):

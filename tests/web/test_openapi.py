@@ -153,7 +153,7 @@ def _documented_refusal(case: schemathesis.Case, response: schemathesis.Response
             _CHECK_RULES.get(field, re.compile("(?!)")).match(problem) for field, problem in body["message"].items())
     if case.method == "POST" and case.path == "/api/version/get":
         # v1: an archived project, or a check that failed upstream
-        return isinstance(body["error"], list) and body["error"] != ["No project id specified"]
+        return isinstance(body["error"], str) and body["error"] != "No project id specified"
     if case.method == "POST" and case.path == "/api/v2/webhooks/":
         # rules stated in words: where a webhook may be sent, and that the ids and names it filters on exist
         return bool(body.get("message")) and set(body["message"]) <= {"url", "projects", "distributions", "ecosystems"}
