@@ -22,7 +22,7 @@ from typing import Any
 
 from ..backend import Backend, FeedEntry
 from ..errors import AnitrackError
-from .httptypes import FetchError, HttpResponse
+from .http import FetchError, HttpResponse
 
 log = logging.getLogger(__name__)
 
@@ -38,16 +38,12 @@ def implements_feed(backend_cls: type) -> bool:
 
 
 def fetch_feed(http: Any, url: str) -> HttpResponse:
-    """GET a feed (never conditional): the answer, when it is a success.
+    """GET a feed (never conditional): ``http.fetch(url)``, kept for the plugins that call it.
 
     :raises RateLimitError: the upstream's rate limit is reached.
     :raises FetchError: unreachable, or a non-2xx answer.
     """
-    response = http.get(url)
-    http.raise_for_rate_limit(response)
-    if not response.ok:
-        raise FetchError(f'{url}: server responded with status {response.status} "{response.reason}"')
-    return response
+    return http.fetch(url)
 
 
 def _local(tag: Any) -> str:

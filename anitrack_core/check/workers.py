@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from typing import Any
 
-from .fetch import FetchOutcome
+from .backend_versions import FetchOutcome
 from .spec import ProjectSpec
 
 BATCH = 64

@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 
 from anitrack_core import hookimpl
 from anitrack_core.backend import Backend, RawVersion
-from anitrack_core.check.httputil import rate_limit_reset
+from anitrack_core.check.http import rate_limit_reset
 from anitrack_core.errors import BackendError, RateLimitError
 
 log = logging.getLogger(__name__)
