@@ -8,9 +8,9 @@ returns the ids of the stored projects the feeds name, so the scheduler can
 check them now instead of waiting for their ``next_check``.  Feeds never
 create projects (a firehose of new names is spam, not data).
 
-The helpers below (:func:`fetch_feed`, :func:`rss_items`) are for backend
-authors: they read an RSS 0.9x/1.0/2.0 or Atom document without resolving
-entities or fetching anything it refers to.
+:func:`rss_items` is for backend authors: it reads an RSS 0.9x/1.0/2.0 or
+Atom document (fetched with ``http.fetch(url)``) without resolving entities or
+fetching anything it refers to.
 """
 
 from __future__ import annotations
@@ -22,28 +22,19 @@ from typing import Any
 
 from ..backend import Backend, FeedEntry
 from ..errors import AnitrackError
-from .http import FetchError, HttpResponse
+from .http import FetchError
 
 log = logging.getLogger(__name__)
 
 #: names looked up per query (SQLite allows 999 bound parameters on old builds)
 _CHUNK = 500
 
-__all__ = ["FeedEntry", "fetch_feed", "implements_feed", "projects_named_by_feeds", "rss_items"]
+__all__ = ["FeedEntry", "implements_feed", "projects_named_by_feeds", "rss_items"]
 
 
 def implements_feed(backend_cls: type) -> bool:
     """Whether *backend_cls* overrides :meth:`Backend.recent_releases`."""
     return getattr(backend_cls, "recent_releases", Backend.recent_releases) is not Backend.recent_releases
-
-
-def fetch_feed(http: Any, url: str) -> HttpResponse:
-    """GET a feed (never conditional): ``http.fetch(url)``, kept for the plugins that call it.
-
-    :raises RateLimitError: the upstream's rate limit is reached.
-    :raises FetchError: unreachable, or a non-2xx answer.
-    """
-    return http.fetch(url)
 
 
 def _local(tag: Any) -> str:

@@ -193,13 +193,25 @@ class CheckHttp:
         :raises NotModified: *conditional* and the upstream answered 304.
         """
         response = self.get(url, headers=headers, conditional=conditional)
+        self.raise_for_status(response, url, not_found=not_found, detail=detail)
+        return response
+
+    def raise_for_status(
+        self, response: HttpResponse, url: str, *, not_found: str | None = None,
+        detail: Callable[[HttpResponse], str] | None = None,
+    ) -> None:
+        """What :meth:`fetch` does with an answer, for one got otherwise (a :meth:`post`).
+
+        :param url: the URL asked for (the message also names where it was redirected).
+        :raises RateLimitError: see :meth:`raise_for_rate_limit`.
+        :raises FetchError: a non-2xx answer, in the message format of :meth:`fetch`.
+        """
         self.raise_for_rate_limit(response)
         if not response.ok:
             explanation = not_found if response.status == 404 and not_found else ""
             if not explanation and detail is not None:
                 explanation = detail(response)
             raise status_error(response, url, explanation)
-        return response
 
     def get_json(
         self, url: str, *, headers: dict[str, str] | None = None, conditional: bool = False,

@@ -34,12 +34,12 @@ class GnuBackend(RegexPageBackend):
     def page_url(self, project) -> str:
         return self.package_url(project.name)
 
-    def versions_in(self, text, project, url):
+    def versions_in(self, text, project, url, http):
         """The tarballs' versions, else the version sub-directories."""
         try:
-            return super().versions_in(text, project, url)
+            return super().versions_in(text, project, url, http)
         except BackendError:
-            return self.find_versions(text, DIRECTORY_REGEX, project, url)
+            return http.find_versions(text, DIRECTORY_REGEX, url=url, project_name=project.name)
 
 
 @hookimpl

@@ -39,11 +39,7 @@ class SourceHutBackend(Backend):
 
     def get_versions(self, project, http):
         url = self.feed_url(project)
-        response = http.get(url, conditional=True)
-        http.raise_for_rate_limit(response)
-        if not response.ok:
-            raise BackendError(f'{project.name}: Server responded with status "{response.status}": '
-                               f'"{response.reason}" - {url}')
+        response = http.fetch(url, conditional=True)
         if b"<!ENTITY" in response.content:
             raise BackendError(f"{project.name}: {url} declares XML entities; refusing to read it")
         try:

@@ -85,7 +85,7 @@ def test_entities_are_refused(site, anitrack_http):
 
 
 def test_unknown_repository(site, anitrack_http):
-    with pytest.raises(BackendError, match='^scdoc: Server responded with status "404": "Not Found" - '):
+    with pytest.raises(BackendError, match='/~sircmpwn/scdoc/refs/rss.xml: server responded with status 404 "Not Found"$'):
         versions(anitrack_http, version_url="sircmpwn/scdoc")
 
 
