@@ -27,12 +27,13 @@ from ..db.projects import delete_project
 from ..errors import AnitrackError, NotFoundError
 from ..events import SYSTEM_AGENT
 from ..listing import SchemeCache
+from ..runtime import settings_snapshot, worker_count, worker_runtime
 from .apply import AppliedCheck, apply_outcome
 from .backend_versions import FetchOutcome, ask_backend, check_client
 from .http import FetchPolicy, HostSlots, HttpClient, RateLimitPauses
 from .http.limits import paused_message
 from .spec import ProjectSpec
-from .workers import fetch_in_processes, worker_count
+from .workers import Fetcher, fetch_in_processes
 
 if TYPE_CHECKING:
     from ..runtime import Runtime
@@ -55,6 +56,18 @@ class RunSummary:
     def line(self) -> str:
         return (f"checked {self.checked}, ok {self.ok}, errors {self.errors}, ratelimited {self.ratelimited}"
                 f" ({self.deleted} deleted) in {self.seconds:.1f} s")
+
+
+@dataclass(frozen=True)
+class WorkerChecker:
+    """Sent to each worker process of a pass: the parent's settings; called there, it makes that
+    worker's :class:`Checker` (plugins loaded again, its own HTTP client) and gives its ``fetch``."""
+
+    values: dict
+    sources: dict
+
+    def __call__(self) -> Fetcher:
+        return Checker(worker_runtime(self.values, self.sources)).fetch
 
 
 class Checker:
@@ -170,7 +183,9 @@ class Checker:
         processes = worker_count(self.settings.check_processes)
         if processes > 1 and len(todo) >= MIN_FOR_PROCESSES:
             threads = max(1, self.settings.check_concurrency // processes)
-            for outcomes in fetch_in_processes(self._iter_specs(todo), processes=processes, threads=threads):
+            setup = WorkerChecker(*settings_snapshot(self.settings))
+            for outcomes in fetch_in_processes(self._iter_specs(todo), setup=setup, processes=processes,
+                                               threads=threads):
                 self._write_batch(outcomes, summary)
         else:
             self._fetch_in_threads(todo, summary)
