@@ -43,7 +43,15 @@ from ..regex import Pattern, versions_from_text
 from . import guard as netguard
 from . import transport
 from .limits import HostSlots, RateLimitPauses, rate_limit_error
-from .types import EPOCH_HTTP_DATE, BlockedAddressError, FetchError, FetchPolicy, HttpResponse, NotModified, Validators
+from .types import (
+    EPOCH_HTTP_DATE,
+    BlockedAddressError,
+    FetchError,
+    FetchPolicy,
+    HttpResponse,
+    NotModified,
+    Validators,
+)
 
 ALLOW_PRIVATE_HINT = "an operator can allow private upstreams with ANITRACK_ALLOW_PRIVATE_UPSTREAMS=1"
 _REDIRECTS = (301, 302, 303, 307, 308)

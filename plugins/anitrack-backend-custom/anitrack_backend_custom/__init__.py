@@ -11,7 +11,6 @@ from __future__ import annotations
 from anitrack_core import hookimpl
 from anitrack_core.backends.page import RegexPageBackend
 from anitrack_core.check.regex import DEFAULT_REGEX, expand_regex
-from anitrack_core.errors import BackendError
 
 
 class CustomBackend(RegexPageBackend):
@@ -23,11 +22,6 @@ class CustomBackend(RegexPageBackend):
                  "%(name)s in it stands for the project name.")
     required_version_url = True
     shared_rate_limit = False  # any web server: one answering 429 must not pause everyone's checks
-
-    def page_url(self, project):
-        if not project.version_url:
-            raise BackendError(f"{project.name}: the custom backend needs a version_url")
-        return project.version_url
 
     def version_regex(self, project):
         return expand_regex(project.regex, project.name)

@@ -53,24 +53,13 @@ class FolderBackend(RegexPageBackend):
                  "version); '*' in the URL picks the newest matching sub-directory.")
     required_version_url = True
     shared_rate_limit = False  # any web server: one answering 429 must not pause everyone's checks
-
-    def page_url(self, project):
-        if not project.version_url:
-            raise BackendError(f"{project.name}: the folder backend needs a version_url")
-        return project.version_url
+    fallback_regex = FALLBACK_REGEX  # the version sub-directories, when no tarball matches
 
     def get_versions(self, project, http):
         url = self.page_url(project)
         if "*" in urlsplit(url).path:
             url = expand_subdirs(url, http, project.name)
         return self.versions_in(self.fetch_page(url, http), project, url, http)
-
-    def versions_in(self, text, project, url, http):
-        """The tarballs' versions (default regex), else the version sub-directories."""
-        try:
-            return super().versions_in(text, project, url, http)
-        except BackendError:
-            return http.find_versions(text, FALLBACK_REGEX, url=url, project_name=project.name)
 
 
 @hookimpl
