@@ -40,7 +40,7 @@ import requests
 from requests.structures import CaseInsensitiveDict
 
 from ..regex import Pattern, versions_from_text
-from . import guard as netguard
+from . import guard as address_guard
 from . import transport
 from .limits import HostSlots, RateLimitPauses, rate_limit_error
 from .types import (
@@ -65,7 +65,7 @@ class HttpClient:
     :param policy: limits and identity of every request.
     :param resolver: ``resolver(host, port) -> [address, ...]``; default: the system's.
     :param address_check: ``check(ip_address) -> reason or None``; default:
-        :func:`~anitrack_core.check.netguard.refusal_reason`.  Ignored when
+        :func:`~anitrack_core.check.http.guard.refusal_reason`.  Ignored when
         ``policy.allow_private`` is set.
     :param ca_certs: a PEM bundle of the certificate authorities to trust
         (default: requests' bundle).
@@ -81,16 +81,16 @@ class HttpClient:
         self,
         policy: FetchPolicy,
         *,
-        resolver: netguard.Resolver | None = None,
-        address_check: netguard.AddressCheck | None = None,
+        resolver: address_guard.Resolver | None = None,
+        address_check: address_guard.AddressCheck | None = None,
         ca_certs: str | None = None,
         adapter: requests.adapters.BaseAdapter | None = None,
     ) -> None:
         self.policy = policy
-        guard = netguard.AddressGuard(
+        guard = address_guard.AddressGuard(
             allow_private=policy.allow_private,
-            resolver=resolver or netguard.system_resolver,
-            check=address_check or netguard.refusal_reason,
+            resolver=resolver or address_guard.system_resolver,
+            check=address_check or address_guard.refusal_reason,
         )
         self._sessions = {
             False: self._session(guard, verify=ca_certs or True, adapter=adapter),
@@ -98,7 +98,8 @@ class HttpClient:
         }
 
     def _session(
-        self, guard: netguard.AddressGuard, *, verify: bool | str, adapter: requests.adapters.BaseAdapter | None
+        self, guard: address_guard.AddressGuard, *, verify: bool | str,
+        adapter: requests.adapters.BaseAdapter | None,
     ) -> requests.Session:
         session = requests.Session()
         session.trust_env = False  # no proxies, .netrc or CA bundle from the environment
@@ -306,8 +307,8 @@ class CheckHttp:
         """Send one request (no redirect followed) and read its whole answer."""
         where = _where(url, origin)
         try:
-            netguard.check_url(url)
-        except netguard.UnsupportedURL as exc:
+            address_guard.check_url(url)
+        except address_guard.UnsupportedURL as exc:
             raise FetchError(f"{where}: {exc}") from None
         with self._limited(url):  # given back before the next hop waits for the slot of its host
             return self._send(method, url, headers, body, where)
@@ -331,13 +332,13 @@ class CheckHttp:
                     content = self._read(answer, where)
                 finally:
                     answer.close()
-        except netguard.AddressRefused as exc:
+        except address_guard.AddressRefused as exc:
             named = _spelled(exc.host, exc.address)
             raise BlockedAddressError(
                 f"{where}: refused to connect to {exc.address}{named}: {exc.reason}; only public addresses "
                 f"can be checked ({ALLOW_PRIVATE_HINT})"
             ) from None
-        except netguard.UnresolvableHost as exc:
+        except address_guard.UnresolvableHost as exc:
             raise FetchError(f"{where}: the host name {exc.host!r} cannot be resolved ({exc.reason})") from None
         except requests.RequestException as exc:
             raise self._transport_error(exc, where, timeout) from None
@@ -405,7 +406,7 @@ def _spelled(host: str, address: str) -> str:
     """How *host* relates to the refused *address*, for the message (empty when they are the same)."""
     if host.strip("[]") == address:
         return ""
-    return f" ({host} spells it)" if netguard.parse_address(host) else f" (the address of {host})"
+    return f" ({host} spells it)" if address_guard.parse_address(host) else f" (the address of {host})"
 
 
 def _location(value: str) -> str:
@@ -423,8 +424,8 @@ def _where(url: str, origin: str) -> str:
 def _origin(url: str) -> tuple[str, str, int | None]:
     """(scheme, host, port) of *url*: a redirect to another origin drops the credentials."""
     try:
-        parts = netguard.check_url(url)
-    except netguard.UnsupportedURL:
+        parts = address_guard.check_url(url)
+    except address_guard.UnsupportedURL:
         return ("", url, None)
     scheme = parts.scheme.lower()
     return scheme, (parts.hostname or "").lower(), parts.port or (443 if scheme == "https" else 80)
