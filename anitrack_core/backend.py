@@ -68,9 +68,12 @@ class Backend:
             releases_only, latest_version_cursor, version_filter...).
         :param http: an :class:`anitrack_core.check.http.CheckHttp`, the check
             engine's HTTP client for this check (conditional requests, limits,
-            the address guard).  Pass ``conditional=True`` on the request whose
-            answer decides whether anything changed; a 304 then ends the check
-            as "nothing new" without the backend seeing it.
+            the address guard), documented in ``docs/plugin_hooks.md`` ("The
+            ``http`` object").  ``http.fetch`` / ``http.get_json`` raise on a
+            rate limit and on an error status; ``http.find_versions`` runs a
+            regex under the operator's timeout.  Pass ``conditional=True`` on
+            the request whose answer decides whether anything changed; a 304
+            then ends the check as "nothing new" without the backend seeing it.
         :raises anitrack_core.errors.BackendError: the upstream could not be read.
         :raises anitrack_core.errors.RateLimitError: the upstream rate limit is
             reached; carries the reset time.

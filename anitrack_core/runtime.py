@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import peewee
 
@@ -64,3 +64,24 @@ def load_runtime(environ: Mapping[str, str] | None = None, *, database: bool = T
         if require_schema:
             require_current(runtime.db)
     return runtime
+
+
+def worker_count(setting: int, *, fork: bool = False) -> int:
+    """The processes a setting such as ``web_workers`` or ``check_processes`` asks for: the setting,
+    or one per core when it is 0.  With *fork* (processes made by forking), 1 where the platform cannot fork."""
+    if fork and not hasattr(os, "fork"):
+        return 1
+    return setting if setting > 0 else max(1, os.cpu_count() or 1)
+
+
+def settings_snapshot(settings: Settings) -> tuple[dict[str, Any], dict[str, str]]:
+    """The values and sources of *settings*, picklable: what a worker process gets of its parent's."""
+    return dict(settings), {key: settings.source(key) for key in settings}
+
+
+def worker_runtime(values: Mapping[str, Any], sources: Mapping[str, str]) -> Runtime:
+    """In a worker process: the parent's settings (:func:`settings_snapshot`), with the plugins they
+    name loaded again; no environment variable or configuration file is read, no database opened."""
+    plugins = load_plugins(autoload=not values["no_plugin_autoload"], disabled=values["disable_plugins"],
+                           trace=values["trace_hooks"])
+    return Runtime(Settings(dict(values), plugins.settings_spec, dict(sources)), plugins)

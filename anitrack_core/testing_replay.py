@@ -63,7 +63,7 @@ from requests.utils import get_encoding_from_headers
 from urllib3 import HTTPHeaderDict, HTTPResponse
 
 from .backend import Backend
-from .check.fetch import FetchOutcome, fetch_versions
+from .check.backend_versions import FetchOutcome, ask_backend
 from .check.http import FetchPolicy, HttpClient
 from .check.spec import ProjectSpec
 from .listing import VersionListing, list_versions
@@ -392,7 +392,7 @@ def run_recorded_case(case_id: str, backend: Backend | None = None, *, plugins: 
     the installed plugins) and made with no settings.  It fetches through a
     :class:`ReplayClient` of the case's cassette (no network, no server), then
     the engine cleans and lists the versions as a dry run does
-    (:func:`~anitrack_core.check.fetch.fetch_versions`, then
+    (:func:`~anitrack_core.check.backend_versions.ask_backend`, then
     :func:`~anitrack_core.listing.list_versions` with the case's rules, under
     RPM unless the case names a version scheme).  Asserted: no request went
     outside the case's recorded requests, and the check failed when the case
@@ -424,7 +424,7 @@ def run_recorded_case(case_id: str, backend: Backend | None = None, *, plugins: 
     scheme = plugins.schemes.get(spec.version_scheme)(rules) if spec.version_scheme else RpmScheme(rules)
 
     with ReplayClient(recordings / manifest.get("cassette_dir", "cassettes") / case["cassette"]) as client:
-        outcome = fetch_versions(spec, backend, client, scheme)
+        outcome = ask_backend(spec, backend, client, scheme)
         sent = list(client.requests)
         misses = list(client.misses)
     assert not misses, f"{case_id}: requests outside the cassette: {misses} ({outcome.error})"

@@ -21,17 +21,11 @@ import time
 
 import waitress
 
-from anitrack_core.runtime import Runtime
+from anitrack_core.runtime import Runtime, worker_count
 
 from .app import create_app
 
 log = logging.getLogger(__name__)
-
-
-def worker_count(setting: int) -> int:
-    if not hasattr(os, "fork"):
-        return 1
-    return setting if setting > 0 else max(1, os.cpu_count() or 1)
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -77,7 +71,7 @@ def serve(runtime: Runtime, *, host: str, port: int, scheduler: bool = True, wor
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     settings = runtime.settings
-    count = worker_count(settings.web_workers if workers is None else workers)
+    count = worker_count(settings.web_workers if workers is None else workers, fork=True)
     try:
         sock = socket.create_server((host, port), backlog=1024)
     except OSError as exc:

@@ -18,7 +18,7 @@ from ..db.models import Project, ProjectVersion
 from ..events import messages
 from ..listing import VersionListing, list_versions
 from ..versions import VersionScheme
-from .fetch import FetchOutcome
+from .backend_versions import FetchOutcome
 from .result import CheckedProject, CheckResult
 
 LOG_NEW = "Version retrieved correctly"

@@ -8,9 +8,11 @@ returns the ids of the stored projects the feeds name, so the scheduler can
 check them now instead of waiting for their ``next_check``.  Feeds never
 create projects (a firehose of new names is spam, not data).
 
-The helpers below (:func:`fetch_feed`, :func:`rss_items`) are for backend
-authors: they read an RSS 0.9x/1.0/2.0 or Atom document without resolving
-entities or fetching anything it refers to.
+:func:`rss_items` and :func:`parse_xml` are for backend authors: they read an
+upstream's XML (an RSS 0.9x/1.0/2.0 or Atom feed fetched with ``http.fetch(url)``)
+with `defusedxml <https://pypi.org/project/defusedxml/>`_, which refuses entity
+declarations and external references in any encoding (UTF-16 included) and
+fetches nothing a document refers to.
 """
 
 from __future__ import annotations
@@ -20,34 +22,24 @@ import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from defusedxml import DefusedXmlException
+from defusedxml import ElementTree as SafeElementTree
+
 from ..backend import Backend, FeedEntry
 from ..errors import AnitrackError
-from .httptypes import FetchError, HttpResponse
+from .http import FetchError
 
 log = logging.getLogger(__name__)
 
 #: names looked up per query (SQLite allows 999 bound parameters on old builds)
 _CHUNK = 500
 
-__all__ = ["FeedEntry", "fetch_feed", "implements_feed", "projects_named_by_feeds", "rss_items"]
+__all__ = ["FeedEntry", "parse_xml", "implements_feed", "projects_named_by_feeds", "rss_items"]
 
 
 def implements_feed(backend_cls: type) -> bool:
     """Whether *backend_cls* overrides :meth:`Backend.recent_releases`."""
     return getattr(backend_cls, "recent_releases", Backend.recent_releases) is not Backend.recent_releases
-
-
-def fetch_feed(http: Any, url: str) -> HttpResponse:
-    """GET a feed (never conditional): the answer, when it is a success.
-
-    :raises RateLimitError: the upstream's rate limit is reached.
-    :raises FetchError: unreachable, or a non-2xx answer.
-    """
-    response = http.get(url)
-    http.raise_for_rate_limit(response)
-    if not response.ok:
-        raise FetchError(f'{url}: server responded with status {response.status} "{response.reason}"')
-    return response
 
 
 def _local(tag: Any) -> str:
@@ -63,14 +55,8 @@ def rss_items(content: bytes, url: str) -> list[dict[str, str]]:
 
     :raises FetchError: the document is not well-formed XML, or declares entities.
     """
-    if b"<!ENTITY" in content:
-        raise FetchError(f"{url}: the feed declares XML entities, which are not accepted")
-    try:
-        root = ElementTree.fromstring(content)
-    except ElementTree.ParseError as exc:
-        raise FetchError(f"{url}: the feed is not well-formed XML ({exc})") from None
     items = []
-    for element in root.iter():
+    for element in parse_xml(content, url).iter():
         if _local(element.tag) not in ("item", "entry"):
             continue
         fields: dict[str, str] = {}
@@ -81,6 +67,21 @@ def rss_items(content: bytes, url: str) -> list[dict[str, str]]:
                 fields[name] = text
         items.append(fields)
     return items
+
+
+def parse_xml(content: bytes, url: str) -> ElementTree.Element:
+    """The root element of the XML document *content* (fetched from *url*), parsed safely.
+
+    :raises FetchError: the document is not well-formed XML, or declares
+        entities or refers to external resources (never resolved).
+    """
+    try:
+        return SafeElementTree.fromstring(content)
+    except DefusedXmlException:
+        raise FetchError(f"{url}: the document declares XML entities or external references, "
+                         "which are not accepted") from None
+    except ElementTree.ParseError as exc:
+        raise FetchError(f"{url}: the document is not well-formed XML ({exc})") from None
 
 
 def _names_by_backend(plugins: Any, http_client: Any,

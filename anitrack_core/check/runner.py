@@ -13,27 +13,27 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 import peewee
 
 from ..backend import Backend
 from ..db.models import Package, Project, ProjectVersion, Run, utcnow
 from ..db.projects import delete_project
-from ..errors import AnitrackError, NotFoundError, RateLimitError
+from ..errors import AnitrackError, NotFoundError
 from ..events import SYSTEM_AGENT
 from ..listing import SchemeCache
+from ..runtime import settings_snapshot, worker_count, worker_runtime
 from .apply import AppliedCheck, apply_outcome
-from .fetch import FetchOutcome, check_client, fetch_versions
-from .http import FetchPolicy, HttpClient
+from .backend_versions import FetchOutcome, ask_backend, check_client
+from .http import FetchPolicy, HostSlots, HttpClient, RateLimitPauses
+from .http.limits import paused_message
 from .spec import ProjectSpec
-from .workers import fetch_in_processes, worker_count
+from .workers import Fetcher, fetch_in_processes
 
 if TYPE_CHECKING:
     from ..runtime import Runtime
@@ -58,65 +58,16 @@ class RunSummary:
                 f" ({self.deleted} deleted) in {self.seconds:.1f} s")
 
 
-class HostLimiter:
-    """At most *per_host* requests in flight to any one upstream host."""
+@dataclass(frozen=True)
+class WorkerChecker:
+    """Sent to each worker process of a pass: the parent's settings; called there, it makes that
+    worker's :class:`Checker` (plugins loaded again, its own HTTP client) and gives its ``fetch``."""
 
-    def __init__(self, per_host: int) -> None:
-        self.per_host = per_host
-        self._slots: dict[str, threading.BoundedSemaphore] = {}
-        self._lock = threading.Lock()
+    values: dict
+    sources: dict
 
-    @contextmanager
-    def slot(self, url: str) -> Iterator[None]:
-        host = (urlsplit(url).hostname or "").lower()
-        with self._lock:
-            semaphore = self._slots.setdefault(host, threading.BoundedSemaphore(self.per_host))
-        with semaphore:
-            yield
-
-
-class LimitedHttp:
-    """A per-check HTTP client whose requests wait for a slot of their host.
-
-    A request whose backend got paused by a rate limit while it waited is not
-    sent: it fails with the same rate limit.
-    """
-
-    def __init__(self, http: Any, limiter: HostLimiter, paused_until: Callable[[], datetime | None]) -> None:
-        self._http = http
-        self._limiter = limiter
-        self._paused_until = paused_until
-
-    @contextmanager
-    def _slot(self, url: str) -> Iterator[None]:
-        with self._limiter.slot(url):
-            reset = self._paused_until()
-            if reset is not None:
-                raise RateLimitError(_paused_message(reset), reset)
-            yield
-
-    def get(self, url: str, **kwargs: Any) -> Any:
-        with self._slot(url):
-            return self._http.get(url, **kwargs)
-
-    def post(self, url: str, **kwargs: Any) -> Any:
-        with self._slot(url):
-            return self._http.post(url, **kwargs)
-
-    def get_json(self, url: str, **kwargs: Any) -> Any:
-        with self._slot(url):
-            return self._http.get_json(url, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._http, name)
-
-
-def _paused_message(reset: datetime) -> str:
-    return f'Rate limit was reached. Will be reset in "{reset.isoformat()}".'
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    def __call__(self) -> Fetcher:
+        return Checker(worker_runtime(self.values, self.sources)).fetch
 
 
 class Checker:
@@ -127,9 +78,9 @@ class Checker:
         self.settings = runtime.settings
         self.schemes = SchemeCache(self.plugins)
         self.http = http or HttpClient(FetchPolicy.from_settings(self.settings))
-        self.limiter = HostLimiter(self.settings.check_per_host)
+        self.slots = HostSlots(self.settings.check_per_host)
+        self.pauses = RateLimitPauses()  # by backend name
         self._backends: dict[str, Backend] = {}
-        self._paused: dict[str, datetime] = {}  # backend name -> aware UTC reset time
         self._lock = threading.Lock()
 
     # ---- fetching (any thread) ----
@@ -152,33 +103,24 @@ class Checker:
         return interval if isinstance(interval, timedelta) else timedelta(hours=1)
 
     def paused_until(self, backend_name: str) -> datetime | None:
-        with self._lock:
-            reset = self._paused.get(backend_name.casefold())
-            if reset is not None and reset <= datetime.now(timezone.utc):
-                del self._paused[backend_name.casefold()]
-                return None
-            return reset
+        """When the rate-limit pause of *backend_name* ends (aware UTC), or None."""
+        return self.pauses.paused_until(backend_name)
 
     def fetch(self, spec: ProjectSpec) -> FetchOutcome:
         """The network half of a check of *spec*; never raises for upstream or plugin trouble."""
         scheme = self.schemes.for_project(spec)
         reset = self.paused_until(spec.backend)
         if reset is not None:
-            return FetchOutcome(spec, error=_paused_message(reset), rate_limit_reset=reset)
+            return FetchOutcome(spec, error=paused_message(reset), rate_limit_reset=reset)
         try:
             backend = self.backend(spec.backend)
         except AnitrackError as exc:
             return FetchOutcome(spec, error=str(exc))
-        http = check_client(self.http, spec)
         shared = getattr(backend, "shared_rate_limit", True)
-        paused = (lambda: self.paused_until(spec.backend)) if shared else (lambda: None)
-        outcome = fetch_versions(spec, backend, LimitedHttp(http, self.limiter, paused), scheme)
+        http = check_client(self.http, spec, slots=self.slots, pauses=self.pauses if shared else None)
+        outcome = ask_backend(spec, backend, http, scheme)
         if outcome.rate_limit_reset is not None and shared:
-            with self._lock:
-                key = spec.backend.casefold()
-                current = self._paused.get(key)
-                reset = _aware(outcome.rate_limit_reset)
-                self._paused[key] = min(current, reset) if current else reset
+            self.pauses.pause(spec.backend, outcome.rate_limit_reset)
         return outcome
 
     # ---- applying (the writer thread) ----
@@ -241,7 +183,9 @@ class Checker:
         processes = worker_count(self.settings.check_processes)
         if processes > 1 and len(todo) >= MIN_FOR_PROCESSES:
             threads = max(1, self.settings.check_concurrency // processes)
-            for outcomes in fetch_in_processes(self._iter_specs(todo), processes=processes, threads=threads):
+            setup = WorkerChecker(*settings_snapshot(self.settings))
+            for outcomes in fetch_in_processes(self._iter_specs(todo), setup=setup, processes=processes,
+                                               threads=threads):
                 self._write_batch(outcomes, summary)
         else:
             self._fetch_in_threads(todo, summary)

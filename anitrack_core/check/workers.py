@@ -7,45 +7,48 @@ safe from a threaded server), each fetching with its own threads, HTTP
 connection pool and backends (loaded from the installed plugins, like the
 parent's), and returning :class:`FetchOutcome` objects; the parent stays the
 only writer.  Rate-limit pauses and per-host limits hold within each worker.
+
+What fetches in a worker is made there by the picklable *setup* the caller
+gives (the check engine's carries the parent's settings), so this module
+knows nothing of the engine.
 """
 
 from __future__ import annotations
 
 import multiprocessing
-import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from typing import Any
 
-from .fetch import FetchOutcome
+from .backend_versions import FetchOutcome
 from .spec import ProjectSpec
 
 BATCH = 64
 _worker: dict[str, Any] = {}
 
 
-def worker_count(setting: int) -> int:
-    """The processes a pass uses: the setting, or one per core when it is 0."""
-    return setting if setting > 0 else max(1, os.cpu_count() or 1)
+#: what runs in a worker: ``setup()`` gives the function that fetches one spec
+Fetcher = Callable[[ProjectSpec], FetchOutcome]
 
 
-def _init(threads: int) -> None:
-    from ..runtime import load_runtime
-    from .runner import Checker
-
-    _worker["checker"] = Checker(load_runtime(database=False))
+def _init(setup: Callable[[], Fetcher], threads: int) -> None:
+    _worker["fetch"] = setup()
     _worker["pool"] = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="anitrack-fetch")
 
 
 def _fetch_batch(specs: list[ProjectSpec]) -> list[FetchOutcome]:
-    return list(_worker["pool"].map(_worker["checker"].fetch, specs))
+    return list(_worker["pool"].map(_worker["fetch"], specs))
 
 
-def fetch_in_processes(specs: Iterator[ProjectSpec], *, processes: int, threads: int) -> Iterator[list[FetchOutcome]]:
-    """Fetch *specs* in *processes* workers of *threads* threads; yields batches of outcomes as they finish."""
+def fetch_in_processes(specs: Iterator[ProjectSpec], *, setup: Callable[[], Fetcher], processes: int,
+                       threads: int) -> Iterator[list[FetchOutcome]]:
+    """Fetch *specs* in *processes* workers of *threads* threads; yields batches of outcomes as they finish.
+
+    :param setup: picklable; called once in each worker, it returns the function that fetches one spec.
+    """
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=processes, mp_context=context, initializer=_init,
-                             initargs=(threads,)) as pool:
+                             initargs=(setup, threads)) as pool:
         pending: set[Future[list[FetchOutcome]]] = set()
         exhausted = False
         while pending or not exhausted:

@@ -169,3 +169,19 @@ def test_rss_items():
 def test_rss_items_refuses(content, message):
     with pytest.raises(FetchError, match=message):
         rss_items(content, "https://feed.example/")
+
+
+LAUGHS = ('<?xml version="1.0" encoding="UTF-16"?>\n<!DOCTYPE rss [<!ENTITY a "ha"><!ENTITY b "&a;&a;&a;&a;&a;">]>'
+          "<rss><channel><item><title>&b; 1.0</title></item></channel></rss>")
+
+
+def test_a_utf16_feed_declaring_entities_is_refused():
+    content = LAUGHS.encode("utf-16")  # with its byte-order mark: no byte sequence b"<!ENTITY" in it
+    assert b"<!ENTITY" not in content
+    with pytest.raises(FetchError, match="declares XML entities"):
+        rss_items(content, "https://feed.example/")
+
+
+def test_a_utf16_feed_without_entities_is_read():
+    plain = '<?xml version="1.0" encoding="UTF-16"?><rss><channel><item><title>caf\u00e9 1.0</title></item></channel></rss>'
+    assert rss_items(plain.encode("utf-16"), "https://feed.example/") == [{"title": "caf\u00e9 1.0"}]

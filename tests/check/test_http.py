@@ -279,6 +279,40 @@ def test_get_json(upstream, make_client):
         http.get_json(upstream.url("/bad"))
 
 
+def test_fetch_raises_for_a_rate_limit_then_for_the_status_in_one_format(upstream, make_client):
+    upstream.routes["/ok"] = _ok("fine")
+    upstream.routes["/gone"] = lambda h: h.reply(404, "nope")
+    upstream.routes["/api"] = lambda h: h.reply(400, '{"message": "bad name"}')
+    upstream.routes["/limited"] = lambda h: h.reply(429, "slow down", {"Retry-After": "60"})
+    upstream.routes["/moved"] = lambda h: h.reply(302, headers={"Location": "/gone"})
+    http = make_client().for_check()
+    assert http.fetch(upstream.url("/ok")).text == "fine"
+    with pytest.raises(FetchError, match=rf'^{upstream.url("/gone")}: server responded with status 404 '
+                                         r'"Not Found" \(no such package\)$') as caught:
+        http.fetch(upstream.url("/gone"), not_found="no such package")
+    assert caught.value.status == 404
+    with pytest.raises(FetchError, match=r'status 400 "Bad Request" \(bad name\)$'):
+        http.fetch(upstream.url("/api"), not_found="not used: not a 404", detail=lambda r: r.json()["message"])
+    with pytest.raises(FetchError, match=rf'^{upstream.url("/gone")} \(redirected from {upstream.url("/moved")}\): '
+                                         'server responded with status 404'):
+        http.fetch(upstream.url("/moved"))
+    with pytest.raises(RateLimitError):
+        http.fetch(upstream.url("/limited"))
+
+
+def test_find_versions_uses_the_policys_regex_timeout(make_client, monkeypatch):
+    import anitrack_core.check.http.client as client_module
+
+    seen = []
+    real = client_module.versions_from_text
+    monkeypatch.setattr(client_module, "versions_from_text", lambda *a, **kw: seen.append(kw["timeout"]) or real(*a, **kw))
+    http = make_client(regex_timeout=0.3).for_check()
+    assert http.find_versions("foo-1.0.tar.gz foo-1.1.tar.gz", r"foo-([\d.]+)\.tar", url="u", project_name="foo") == [
+        "1.0", "1.1"]
+    assert seen == [0.3]
+    assert FetchPolicy.from_settings({"regex_timeout": 0.7}).regex_timeout == 0.7
+
+
 def test_non_2xx_answers_are_returned_by_get(upstream, make_client):
     response = make_client().for_check().get(upstream.url("/missing"))
     assert (response.status, response.ok, response.reason, response.text) == (404, False, "Not Found", "no such page")
@@ -357,6 +391,67 @@ def test_other_answers_are_not_rate_limits(make_client, upstream):
     upstream.routes["/"] = lambda h: h.reply(429, "slow down", {"Retry-After": "30"})
     with pytest.raises(RateLimitError):
         http.get_json(upstream.url("/"))
+
+
+# --- host slots and rate-limit pauses, on every hop ------------------------------------------
+
+
+class RecordingSlots:
+    """HostSlots that note, for each slot taken, the hosts whose slot was held at that moment."""
+
+    def __init__(self):
+        from anitrack_core.check.http import HostSlots
+
+        self.real, self.held, self.taken = HostSlots(1), [], []
+
+    def slot(self, url):
+        from contextlib import contextmanager
+        from urllib.parse import urlsplit
+
+        @contextmanager
+        def hold():
+            host = urlsplit(url).hostname
+            with self.real.slot(url):
+                self.taken.append((host, list(self.held)))
+                self.held.append(host)
+                try:
+                    yield
+                finally:
+                    self.held.remove(host)
+
+        return hold()
+
+
+def test_every_redirect_hop_waits_for_a_slot_of_its_own_host(upstream, make_client):
+    names = {"one.test": ["127.0.0.1"], "two.test": ["127.0.0.1"]}
+    upstream.routes["/start"] = lambda h: h.reply(302, headers={"Location": upstream.url("/end", host="two.test")})
+    upstream.routes["/end"] = _ok("arrived")
+    slots = RecordingSlots()
+    client = make_client(resolver=lambda host, port: names[host])
+    http = client.for_check(slots=slots)
+    assert http.get(upstream.url("/start", host="one.test")).text == "arrived"
+    assert slots.taken == [("one.test", []), ("two.test", [])], "the first host's slot is given back before the hop"
+
+
+def test_a_paused_backend_sends_nothing_not_even_a_redirect_hop(upstream, make_client):
+    from anitrack_core.check.http import RateLimitPauses
+
+    pauses = RateLimitPauses()
+    reset = datetime.now(timezone.utc) + timedelta(hours=1)
+
+    def pause_then_redirect(h: Handler) -> None:
+        pauses.pause("SomeBackend", reset)  # another check of the backend hit the limit meanwhile
+        h.reply(302, headers={"Location": "/next"})
+
+    upstream.routes["/start"] = pause_then_redirect
+    upstream.routes["/next"] = _ok()
+    http = make_client().for_check(pauses=pauses, pause_key="somebackend")
+    with pytest.raises(RateLimitError) as caught:
+        http.get(upstream.url("/start"))
+    assert caught.value.reset_time == reset
+    assert [request.path for request in upstream.seen] == ["/start"]
+    other = make_client().for_check(pauses=pauses, pause_key="OtherBackend")
+    assert other.get(upstream.url("/next")).ok
 
 
 # --- concurrency -----------------------------------------------------------------------------

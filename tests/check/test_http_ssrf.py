@@ -8,7 +8,7 @@ import socket
 
 import pytest
 
-from anitrack_core.check import transport
+from anitrack_core.check.http import transport
 from anitrack_core.check.http import BlockedAddressError, FetchError
 
 from .fakes import FakeUpstream, Handler

@@ -83,10 +83,10 @@ def test_failure_counts_and_leaves_versions_untouched(checker, add_project, fake
     fake_upstream.route("/dl/", Answer(500, "<html>oops</html>"))
     for expected in (1, 2):
         applied = checker.check_project(project.id)
-        assert "no upstream version found" in applied.result.error
+        assert applied.result.error.endswith('/dl/: server responded with status 500 "Internal Server Error"')
         assert fresh(project).error_counter == expected
     after = fresh(project)
-    assert after.check_successful is False and "no upstream version found" in after.logs
+    assert after.check_successful is False and "status 500" in after.logs
     assert after.latest_version == "2.0rc1" and len(stored(project.id)) == 4
     fake_upstream.route("/dl/", PAGE)
     checker.check_project(project.id)
@@ -207,6 +207,7 @@ def test_backends_are_configured_with_the_settings(runtime, monkeypatch):
 
     configured = load_runtime()
     configured.plugins.register(anitrack_backend_custom, "custom")
-    backend = Checker(configured).backend("CUSTOM")
-    assert backend.regex_timeout == 0.5
+    checker = Checker(configured)
+    assert checker.http.policy.regex_timeout == 0.5, "what http.find_versions gives the regex engine"
+    backend = checker.backend("CUSTOM")
     assert Checker(configured).backend("custom") is not backend, "one instance per checker"

@@ -1,5 +1,6 @@
 """A check pass over the due projects: runs, counts, rate-limit pauses, deletion of hopeless projects."""
 
+import os
 from datetime import timedelta
 
 from anitrack_core.db import distros, packages
@@ -127,10 +128,37 @@ def test_a_large_pass_fetches_in_worker_processes(runtime, add_project, fake_ups
     for index in range(12):
         add_project(name="foo", homepage=f"https://e.org/{index}", version_url=fake_upstream.url("/ok/"))
     checker = Checker(load_runtime())
+    # the workers get the parent's settings, not the environment: without them, loopback is refused
+    monkeypatch.delenv("ANITRACK_ALLOW_PRIVATE_UPSTREAMS")
     summary = checker.run_pass()
     assert (summary.checked, summary.ok) == (12, 12)
     assert ProjectVersion.select().count() == 24
     assert len(fake_upstream.requests_to("/ok/")) == 12
+
+
+def test_worker_processes_are_counted_once_for_the_pass_and_the_web_server():
+    from anitrack_core.runtime import worker_count
+
+    assert worker_count(3) == 3
+    assert worker_count(0) == max(1, os.cpu_count() or 1)
+
+
+def test_a_worker_rebuilds_the_parents_runtime_from_its_settings_alone(runtime, monkeypatch):
+    import pickle
+
+    from anitrack_core.check.runner import WorkerChecker
+    from anitrack_core.runtime import load_runtime, settings_snapshot, worker_runtime
+
+    monkeypatch.setenv("ANITRACK_REGEX_TIMEOUT", "0.75")
+    parent = load_runtime(database=False)
+    setup = pickle.loads(pickle.dumps(WorkerChecker(*settings_snapshot(parent.settings))))
+    monkeypatch.setenv("ANITRACK_REGEX_TIMEOUT", "9")
+    monkeypatch.setenv("ANITRACK_CHECK_DEADLINE", "not a number")  # a worker reading the environment would fail
+    rebuilt = worker_runtime(setup.values, setup.sources)
+    assert dict(rebuilt.settings) == dict(parent.settings)
+    assert rebuilt.settings.regex_timeout == 0.75
+    assert rebuilt.settings.source("regex_timeout") == "ANITRACK_REGEX_TIMEOUT"
+    assert sorted(rebuilt.plugins.info) == sorted(parent.plugins.info)
 
 
 def test_projects_named_by_a_feed_are_checked_first(checker, add_project, fake_upstream, runtime):

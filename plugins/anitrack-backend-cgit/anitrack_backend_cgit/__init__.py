@@ -11,11 +11,9 @@ from __future__ import annotations
 import regex
 
 from anitrack_core import hookimpl
-from anitrack_core.backend import Backend
-from anitrack_core.check.regex import versions_from_text
+from anitrack_core.backends.page import RegexPageBackend
 from anitrack_core.errors import BackendError
 
-REGEX_TIMEOUT = 2.0
 #: a snapshot link; the project name (any letter case) before the version is optional
 SNAPSHOT_REGEX = r"<a href='.*'>(?:(?i:%(name)s)-)?(.*)\.(?:tar|tar\.[bglx]z|tbz2|zip)</a>"
 
@@ -29,7 +27,7 @@ def tags_url(project) -> str:
     return base + "/refs/tags"
 
 
-class CgitBackend(Backend):
+class CgitBackend(RegexPageBackend):
     name = "Cgit"
     examples = [
         "https://git.savannah.gnu.org/cgit/gnuzilla.git",
@@ -37,16 +35,11 @@ class CgitBackend(Backend):
     ]
     shared_rate_limit = False  # any cgit server: one answering 429 must not pause the others
 
-    def get_versions(self, project, http):
-        url = tags_url(project)
-        response = http.get(url, conditional=True)
-        http.raise_for_rate_limit(response)
-        if not response.ok:
-            raise BackendError(f'{project.name}: Server responded with status "{response.status}": '
-                               f'"{response.reason}" - {url}')
-        pattern = SNAPSHOT_REGEX.replace("%(name)s", regex.escape(project.name))
-        return versions_from_text(response.text, pattern, project_name=project.name, url=url,
-                                  timeout=REGEX_TIMEOUT)
+    def page_url(self, project):
+        return tags_url(project)
+
+    def version_regex(self, project):
+        return SNAPSHOT_REGEX.replace("%(name)s", regex.escape(project.name))
 
 
 @hookimpl

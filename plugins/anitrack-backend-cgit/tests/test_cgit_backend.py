@@ -67,7 +67,7 @@ def test_no_snapshot(fake_upstream, anitrack_http):
 
 
 def test_not_found(fake_upstream, anitrack_http):
-    with pytest.raises(BackendError, match='^cgit: Server responded with status "404": "Not Found"'):
+    with pytest.raises(BackendError, match='/missing.git/refs/tags: server responded with status 404 "Not Found"$'):
         versions(anitrack_http, homepage=fake_upstream.url("/missing.git"))
 
 

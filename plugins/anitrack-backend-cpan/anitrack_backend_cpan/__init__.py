@@ -14,7 +14,7 @@ from urllib.parse import quote
 from anitrack_core import hookimpl
 from anitrack_core.backend import FeedEntry
 from anitrack_core.backends.page import RegexPageBackend
-from anitrack_core.check.feeds import fetch_feed, rss_items
+from anitrack_core.check.feeds import rss_items
 
 
 class CpanBackend(RegexPageBackend):
@@ -37,7 +37,7 @@ class CpanBackend(RegexPageBackend):
     def recent_releases(self, http):
         """Recent uploads: RSS items titled ``<distribution>-<version>``."""
         entries = []
-        for item in rss_items(fetch_feed(http, self.feed_url).content, self.feed_url):
+        for item in rss_items(http.fetch(self.feed_url).content, self.feed_url):
             name, _, version = item.get("title", "").strip().rpartition("-")
             if name and version:
                 entries.append(FeedEntry(name, version, f"https://metacpan.org/dist/{name}/"))

@@ -67,7 +67,8 @@ def test_request_is_conditional_and_304_means_nothing_new(fake_upstream, anitrac
 
 
 def test_not_found_and_nothing_found(fake_upstream, anitrack_http):
-    with pytest.raises(BackendError, match=r"^Net-Whois-Raw: no such distribution on CPAN: http://127\.0\.0\.1:\d+/dist/Net-Whois-Raw/"):
+    with pytest.raises(BackendError, match=r'^http://127\.0\.0\.1:\d+/dist/Net-Whois-Raw/: server responded with status 404 "Not Found" '
+                                           r"\(no such distribution on CPAN\)$"):
         versions(fake_upstream, anitrack_http)
     fake_upstream.route(PATH, "<html>no release</html>")
     with pytest.raises(BackendError, match="^Net-Whois-Raw: no upstream version found"):

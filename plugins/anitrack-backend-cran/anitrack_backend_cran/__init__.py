@@ -12,7 +12,6 @@ from urllib.parse import quote
 
 from anitrack_core import hookimpl
 from anitrack_core.backend import Backend, FeedEntry
-from anitrack_core.check.feeds import fetch_feed
 from anitrack_core.errors import BackendError
 
 _URL_SEPARATORS = re.compile(r"[\s,;]+")
@@ -45,11 +44,7 @@ class CranBackend(Backend):
 
     def get_versions(self, project, http):
         url = self.upstream_url(project)
-        response = http.get(url, conditional=True)
-        http.raise_for_rate_limit(response)
-        if not response.ok:
-            raise BackendError(f"Failed to download from {url}: {response.status} {response.reason}".rstrip())
-        data = response.json()
+        data = http.get_json(url, conditional=True, not_found="no such package on CRAN")
         found = data.get("versions") if isinstance(data, dict) else None
         if not isinstance(found, dict):
             raise BackendError(f"No versions found at {url}")
@@ -57,7 +52,7 @@ class CranBackend(Backend):
 
     def recent_releases(self, http):
         """The latest CRAN releases, with the package's URL as homepage when it gives one."""
-        data = fetch_feed(http, self.feed_url).json()
+        data = http.get_json(self.feed_url)
         if not isinstance(data, list):
             raise BackendError(f"{self.feed_url}: unexpected answer (not a list of releases)")
         entries = []

@@ -65,7 +65,8 @@ def test_request_is_conditional_and_304_means_nothing_new(fake_upstream, anitrac
 
 def test_not_found(fake_upstream, anitrack_http):
     fake_upstream.route(PATH, Answer(404, json.dumps({"error": "not_found", "reason": "missing"})))
-    with pytest.raises(BackendError, match=r"^Failed to download from http://127\.0\.0\.1:\d+/whisker/all: 404 Not Found$"):
+    with pytest.raises(BackendError, match=r'^http://127\.0\.0\.1:\d+/whisker/all: server responded with status 404 "Not Found" '
+                                           r"\(no such package on CRAN\)$"):
         versions(fake_upstream, anitrack_http)
 
 

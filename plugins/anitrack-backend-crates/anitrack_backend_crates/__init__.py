@@ -14,7 +14,6 @@ from urllib.parse import quote, urljoin
 
 from anitrack_core import hookimpl
 from anitrack_core.backend import Backend, FeedEntry
-from anitrack_core.check.feeds import fetch_feed
 from anitrack_core.check.http import FetchError
 from anitrack_core.ecosystem import Ecosystem
 from anitrack_core.errors import BackendError
@@ -24,7 +23,7 @@ MAX_PAGES = 20
 
 
 def _detail(response) -> str:
-    """The API's own explanation of an error (``{"errors": [{"detail": ...}]}``), if any."""
+    """The API's own explanation of an error (``{"errors": [{"detail": ...}]}``), or ""."""
     try:
         errors = response.json().get("errors")
         return "; ".join(str(error["detail"]) for error in errors if isinstance(error, dict) and "detail" in error)
@@ -46,12 +45,7 @@ class CratesBackend(Backend):
         return f"{self.api_base}/api/v1/crates/{quote(project.name.strip(), safe='')}/versions"
 
     def _page(self, http, url: str, *, conditional: bool) -> dict:
-        response = http.get(url, conditional=conditional)
-        http.raise_for_rate_limit(response)
-        if not response.ok:
-            detail = _detail(response)
-            raise BackendError(f"Could not contact {url}: HTTP {response.status} {response.reason}"
-                               + (f" ({detail})" if detail else ""))
+        response = http.fetch(url, conditional=conditional, detail=_detail)
         try:
             data = response.json()
         except FetchError as exc:
@@ -76,7 +70,7 @@ class CratesBackend(Backend):
 
     def recent_releases(self, http):
         """The crates updated lately (``just_updated`` of the API summary) with their newest version."""
-        data = fetch_feed(http, self.feed_url).json()
+        data = http.get_json(self.feed_url)
         updated = data.get("just_updated") if isinstance(data, dict) else None
         if not isinstance(updated, list):
             raise BackendError(f"{self.feed_url}: unexpected answer (no just_updated list)")

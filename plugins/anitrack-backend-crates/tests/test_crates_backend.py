@@ -87,11 +87,11 @@ def test_request_is_conditional_and_304_means_nothing_new(fake_upstream, anitrac
 
 def test_not_found(fake_upstream, anitrack_http):
     fake_upstream.route(PATH, Answer(404, json.dumps({"errors": [{"detail": "crate `itoa` does not exist"}]})))
-    with pytest.raises(BackendError, match=r"^Could not contact http://127\.0\.0\.1:\d+/api/v1/crates/itoa/versions: "
-                                           r"HTTP 404 Not Found \(crate `itoa` does not exist\)$"):
+    with pytest.raises(BackendError, match=r"^http://127\.0\.0\.1:\d+/api/v1/crates/itoa/versions: "
+                                           r'server responded with status 404 "Not Found" \(crate `itoa` does not exist\)$'):
         versions(fake_upstream, anitrack_http)
     fake_upstream.route(PATH, Answer(500, "<html>"))
-    with pytest.raises(BackendError, match="HTTP 500 Internal Server Error$"):
+    with pytest.raises(BackendError, match='status 500 "Internal Server Error"$'):
         versions(fake_upstream, anitrack_http)
 
 

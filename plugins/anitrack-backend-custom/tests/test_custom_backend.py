@@ -48,3 +48,38 @@ def test_conditional_request_and_304(fake_upstream, anitrack_http):
         anitrack_backend_custom.CustomBackend().get_versions(
             spec(fake_upstream.url("/r")), anitrack_http.for_check(validators=Validators(etag='"x"')))
     assert fake_upstream.requests_to("/r")[0].headers["If-None-Match"] == '"x"'
+
+
+@pytest.mark.parametrize("status", [404, 410, 500])
+def test_an_error_page_is_an_error_not_a_page_to_scan(fake_upstream, check_http, status):
+    from anitrack_core.check.http import FetchError
+    from anitrack_core.testing_upstream import Answer
+
+    fake_upstream.route("/r", Answer(status, '<a href="geany-9.9.tar.gz">an error page naming a tarball</a>'))
+    with pytest.raises(FetchError, match=f"/r: server responded with status {status} ") as caught:
+        anitrack_backend_custom.CustomBackend().get_versions(spec(fake_upstream.url("/r")), check_http)
+    assert caught.value.status == status
+
+
+def test_a_429_page_is_a_rate_limit_not_a_page_to_scan(fake_upstream, check_http):
+    from anitrack_core.errors import RateLimitError
+    from anitrack_core.testing_upstream import Answer
+
+    fake_upstream.route("/r", Answer(429, '<a href="geany-9.9.tar.gz">slow down</a>', {"Retry-After": "120"}))
+    with pytest.raises(RateLimitError) as caught:
+        anitrack_backend_custom.CustomBackend().get_versions(spec(fake_upstream.url("/r")), check_http)
+    assert caught.value.reset_time is not None
+
+
+def test_the_operators_regex_timeout_is_used(fake_upstream, anitrack_http, monkeypatch):
+    import anitrack_core.check.http.client as client
+    from dataclasses import replace
+
+    seen = []
+    real = client.versions_from_text
+    monkeypatch.setattr(client, "versions_from_text", lambda *a, **kw: seen.append(kw["timeout"]) or real(*a, **kw))
+    anitrack_http.policy = replace(anitrack_http.policy, regex_timeout=0.25)
+    fake_upstream.route("/r", '<a href="geany-1.36.tar.bz2">')
+    assert anitrack_backend_custom.CustomBackend().get_versions(spec(fake_upstream.url("/r")),
+                                                                anitrack_http.for_check()) == ["1.36"]
+    assert seen == [0.25]

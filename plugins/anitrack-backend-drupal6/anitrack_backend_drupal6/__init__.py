@@ -1,12 +1,13 @@
 """The ``Drupal6`` backend: releases of a drupal.org project for Drupal 6.
 
-The release history is read by :class:`anitrack_core.backends.drupal.DrupalBackend`.
+The release history is read by :class:`anitrack_backend_drupal7.release_history.DrupalBackend`
+(distribution anitrack-backend-drupal7, a dependency of this one).
 """
 
 from __future__ import annotations
 
+from anitrack_backend_drupal7.release_history import DrupalBackend, drupal_more_info
 from anitrack_core import hookimpl
-from anitrack_core.backends.drupal import DrupalBackend, drupal_more_info
 
 
 class Drupal6Backend(DrupalBackend):

@@ -1,6 +1,6 @@
 """The Drupal6 backend: URL building, a fake release history, then the upstream recordings.
 
-What both cores share (names, errors) is tested with the base, in tests/engine/test_backend_bases.py.
+What both cores share (names, errors) is tested with the base, in plugins/anitrack-backend-drupal7/tests/test_release_history.py.
 """
 
 import pytest

@@ -1,12 +1,13 @@
 """The ``Drupal7`` backend: releases of a drupal.org project for Drupal 7.
 
-The release history is read by :class:`anitrack_core.backends.drupal.DrupalBackend`.
+The release history is read by :class:`anitrack_backend_drupal7.release_history.DrupalBackend`,
+shared by the Drupal6 and Drupal7 backends.
 """
 
 from __future__ import annotations
 
+from anitrack_backend_drupal7.release_history import DrupalBackend, drupal_more_info
 from anitrack_core import hookimpl
-from anitrack_core.backends.drupal import DrupalBackend, drupal_more_info
 
 
 class Drupal7Backend(DrupalBackend):

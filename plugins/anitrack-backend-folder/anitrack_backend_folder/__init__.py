@@ -13,13 +13,11 @@ import re
 from urllib.parse import urlsplit, urlunsplit
 
 from anitrack_core import hookimpl
-from anitrack_core.backend import Backend
-from anitrack_core.check.regex import DEFAULT_REGEX, expand_regex, versions_from_text
+from anitrack_core.backends.page import RegexPageBackend
+from anitrack_core.check.regex import DEFAULT_REGEX
 from anitrack_core.errors import BackendError
 from anitrack_core.versions import RpmScheme
 
-#: used until the engine calls configure() with the operator's regex_timeout setting
-REGEX_TIMEOUT = 2.0
 #: version sub-directories of a listing, when no tarball matches
 FALLBACK_REGEX = r'href="(?:/files/)?([0-9][0-9.]+.*)/"'
 _SUBDIR = re.compile(r'href="([^"?#]+)/"', re.IGNORECASE)
@@ -40,14 +38,14 @@ def expand_subdirs(url: str, http, project_name: str) -> str:
         if "*" not in segment:
             continue
         parent = urlunsplit(parts._replace(path="/".join(segments[:index]) + "/", query="", fragment=""))
-        newest = _newest_subdir(http.get(parent).text, segment)
+        newest = _newest_subdir(http.fetch(parent).text, segment)
         if newest is None:
             raise BackendError(f"{project_name}: no directory matching {segment!r} at {parent}")
         segments[index] = newest
     return urlunsplit(parts._replace(path="/".join(segments)))
 
 
-class FolderBackend(Backend):
+class FolderBackend(RegexPageBackend):
     name = "folder"
     examples = ["https://ftp.gnu.org/pub/gnu/gnash/", "https://subsurface-divelog.org/downloads/"]
     default_regex = DEFAULT_REGEX
@@ -55,25 +53,13 @@ class FolderBackend(Backend):
                  "version); '*' in the URL picks the newest matching sub-directory.")
     required_version_url = True
     shared_rate_limit = False  # any web server: one answering 429 must not pause everyone's checks
-    regex_timeout = REGEX_TIMEOUT
-
-    def configure(self, settings):
-        """Called once by the check engine with the operator's settings."""
-        self.regex_timeout = settings.regex_timeout
+    fallback_regex = FALLBACK_REGEX  # the version sub-directories, when no tarball matches
 
     def get_versions(self, project, http):
-        if not project.version_url:
-            raise BackendError(f"{project.name}: the folder backend needs a version_url")
-        url = project.version_url
+        url = self.page_url(project)
         if "*" in urlsplit(url).path:
             url = expand_subdirs(url, http, project.name)
-        page = http.get(url, conditional=True).text
-        try:
-            return versions_from_text(page, expand_regex(None, project.name), project_name=project.name,
-                                      url=url, timeout=self.regex_timeout)
-        except BackendError:
-            return versions_from_text(page, FALLBACK_REGEX, project_name=project.name, url=url,
-                                      timeout=self.regex_timeout)
+        return self.versions_in(self.fetch_page(url, http), project, url, http)
 
 
 @hookimpl

@@ -9,15 +9,13 @@ Each release is a link ``<a href="/projects/<name>/releases/<id>">version</a>``.
 from __future__ import annotations
 
 from anitrack_core import hookimpl
-from anitrack_core.backend import Backend
-from anitrack_core.check.regex import versions_from_text
+from anitrack_core.backends.page import RegexPageBackend
 from anitrack_core.errors import BackendError
 
-REGEX_TIMEOUT = 2.0
 RELEASE_REGEX = r'<a href="/projects/[^/]*/releases/[0-9]*">([^<]*)</a>'
 
 
-class FreshmeatBackend(Backend):
+class FreshmeatBackend(RegexPageBackend):
     name = "Freshmeat"
     examples = ["http://freecode.com/projects/atmail", "http://freecode.com/projects/awstats"]
     #: the site (a test may point it to a fake upstream)
@@ -31,15 +29,11 @@ class FreshmeatBackend(Backend):
                                "project name (the last part of http://freecode.com/projects/<name>)")
         return f"{cls.site}/projects/{name}"
 
-    def get_versions(self, project, http):
-        url = self.project_url(project.name)
-        response = http.get(url, conditional=True)
-        http.raise_for_rate_limit(response)
-        if not response.ok:
-            raise BackendError(f'{project.name}: Server responded with status "{response.status}": '
-                               f'"{response.reason}" - {response.url}')
-        return versions_from_text(response.text, RELEASE_REGEX, project_name=project.name, url=url,
-                                  timeout=REGEX_TIMEOUT)
+    def page_url(self, project):
+        return self.project_url(project.name)
+
+    def version_regex(self, project):
+        return RELEASE_REGEX
 
 
 @hookimpl

@@ -31,12 +31,7 @@ class GiteaBackend(Backend):
 
     def get_versions(self, project, http):
         url = api_url(project)
-        response = http.get(url, headers={"Accept": "application/json"}, conditional=True)
-        http.raise_for_rate_limit(response)
-        if not response.ok:
-            raise BackendError(f'{project.name}: Server responded with status "{response.status}": '
-                               f'"{response.reason}" - {url}')
-        entries = response.json()
+        entries = http.get_json(url, conditional=True)
         if not isinstance(entries, list) or not all(isinstance(entry, dict) for entry in entries):
             raise BackendError(f"{project.name}: {url} did not answer a JSON list of "
                                f"{'releases' if project.releases_only else 'tags'}; is it a Gitea server?")

@@ -70,7 +70,7 @@ def test_empty_repository(fake_upstream, anitrack_http):
 
 def test_unknown_repository(fake_upstream, anitrack_http):
     fake_upstream.route("/api/v1/repos/dnkl/foot/tags", Answer(404, '{"message": "GetUserByName"}'))
-    with pytest.raises(BackendError, match='^foot: Server responded with status "404": "Not Found" - '):
+    with pytest.raises(BackendError, match='/repos/dnkl/foot/tags: server responded with status 404 "Not Found"$'):
         versions(anitrack_http, homepage=fake_upstream.url("/dnkl/foot"))
 
 

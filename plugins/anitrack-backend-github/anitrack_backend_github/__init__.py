@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 
 from anitrack_core import hookimpl
 from anitrack_core.backend import Backend, RawVersion
-from anitrack_core.check.httputil import rate_limit_reset
+from anitrack_core.check.http import rate_limit_reset
 from anitrack_core.errors import BackendError, RateLimitError
 
 log = logging.getLogger(__name__)
@@ -262,11 +262,7 @@ class GitHubBackend(Backend):
         message = _error_message(response)
         if _is_rate_limited(response, message):
             raise self._rate_limited(None, headers)
-        if not response.ok:
-            hint = "; check the token (github.token)" if response.status == 401 else ""
-            detail = f": {message}" if message else ""
-            raise BackendError(f'{project.name}: GitHub answered with status {response.status} '
-                               f'"{response.reason}"{detail}{hint} - {self.api_url}')
+        http.raise_for_status(response, self.api_url, detail=lambda answer: _explained(answer, message))
         try:
             payload = response.json()
         except BackendError:
@@ -339,6 +335,12 @@ def _error_message(response: Any) -> str:
         return ""
     message = body.get("message") if isinstance(body, dict) else None
     return message.strip()[:300] if isinstance(message, str) else ""
+
+
+def _explained(response: Any, message: str) -> str:
+    """GitHub's message of an error answer, and what to do about a 401."""
+    hint = "check the token (github.token)" if response.status == 401 else ""
+    return "; ".join(part for part in (message, hint) if part)
 
 
 def _is_rate_limited(response: Any, message: str) -> bool:

@@ -274,7 +274,7 @@ def test_unauthorized_is_an_error_not_a_rate_limit_and_hides_the_token(backend, 
     with caplog.at_level(logging.DEBUG), pytest.raises(BackendError) as caught:
         backend.get_versions(spec("o/r"), check_http)
     assert not isinstance(caught.value, RateLimitError)
-    assert 'status 401 "Unauthorized": Bad credentials; check the token (github.token)' in str(caught.value)
+    assert 'status 401 "Unauthorized" (Bad credentials; check the token (github.token))' in str(caught.value)
     assert TOKEN not in str(caught.value) and TOKEN not in caplog.text
 
 

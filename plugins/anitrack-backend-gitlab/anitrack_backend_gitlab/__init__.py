@@ -95,8 +95,9 @@ class GitLabBackend(Backend):
         versions: list[RawVersion] = []
         seen: set[str] = set()
         for number in range(1, MAX_PAGES + 1):
-            response = http.get(url, headers={"Accept": "application/json"}, conditional=number == 1)
-            tags = self._tags(http, response, project, url)
+            response = http.fetch(url, headers={"Accept": "application/json"}, conditional=number == 1,
+                                  detail=_message)
+            tags = self._tags(response, project, url)
             for tag in tags:
                 name = tag.get("name") if isinstance(tag, dict) else None
                 if isinstance(name, str) and name and name not in seen:
@@ -114,12 +115,7 @@ class GitLabBackend(Backend):
             raise BackendError(f"{project.name}: No upstream version found. - {base}")
         return versions
 
-    def _tags(self, http: Any, response: Any, project: Any, url: str) -> list[Any]:
-        http.raise_for_rate_limit(response)
-        if not response.ok:
-            detail = _message(response)
-            raise BackendError(f'{project.name}: GitLab answered with status {response.status} '
-                               f'"{response.reason}"{": " + detail if detail else ""} - {url}')
+    def _tags(self, response: Any, project: Any, url: str) -> list[Any]:
         try:
             tags = response.json()
         except BackendError:

@@ -149,7 +149,7 @@ def test_no_tags(fake_upstream, anitrack_http):
 
 def test_unknown_project(fake_upstream, anitrack_http):
     fake_upstream.route(API + "?per_page=100", Answer(404, '{"message":"404 Project Not Found"}'))
-    with pytest.raises(BackendError, match='status 404 "Not Found": 404 Project Not Found'):
+    with pytest.raises(BackendError, match=r'status 404 "Not Found" \(404 Project Not Found\)$'):
         run(fake_upstream, anitrack_http)
 
 

@@ -10,17 +10,15 @@ index is missing or unreadable, the version directories of the listing
 from __future__ import annotations
 
 from anitrack_core import hookimpl
-from anitrack_core.backend import Backend
+from anitrack_core.backends.page import RegexPageBackend
 from anitrack_core.check.http import FetchError
-from anitrack_core.check.regex import versions_from_text
-from anitrack_core.errors import BackendError, RateLimitError
+from anitrack_core.errors import BackendError
 
-REGEX_TIMEOUT = 2.0
 #: version directories of the module's listing, when cache.json cannot be used
 DIRECTORY_REGEX = r'href="([0-9][0-9.]*)/"'
 
 
-class GnomeBackend(Backend):
+class GnomeBackend(RegexPageBackend):
     name = "GNOME"
     examples = ["https://download.gnome.org/sources/control-center/",
                 "https://download.gnome.org/sources/evolution-caldav/"]
@@ -35,19 +33,15 @@ class GnomeBackend(Backend):
                                "https://download.gnome.org/sources/<module>/")
         return f"{cls.site}/sources/{name}/"
 
+    def page_url(self, project):
+        return self.module_url(project.name)
+
+    def version_regex(self, project):
+        return DIRECTORY_REGEX
+
     def get_versions(self, project, http):
-        name = project.name.strip()
-        directory = self.module_url(name)
-        found = self._from_index(http, directory + "cache.json", name)
-        if found is not None:
-            return found
-        response = http.get(directory, conditional=True)
-        http.raise_for_rate_limit(response)
-        if not response.ok:
-            raise BackendError(f'{project.name}: Server responded with status "{response.status}": '
-                               f'"{response.reason}" - {directory} (and its cache.json could not be used either)')
-        return versions_from_text(response.text, DIRECTORY_REGEX, project_name=project.name, url=directory,
-                                  timeout=REGEX_TIMEOUT)
+        found = self._from_index(http, self.page_url(project) + "cache.json", project.name.strip())
+        return found if found is not None else super().get_versions(project, http)
 
     @staticmethod
     def _from_index(http, url: str, name: str) -> list[str] | None:
@@ -56,13 +50,7 @@ class GnomeBackend(Backend):
         A 304 (nothing new) and rate limits are not "cannot be used": they propagate.
         """
         try:
-            response = http.get(url, conditional=True)
-            http.raise_for_rate_limit(response)
-            if not response.ok:
-                return None
-            index = response.json()
-        except RateLimitError:
-            raise
+            index = http.get_json(url, conditional=True)
         except FetchError:
             return None
         for item in index if isinstance(index, list) else []:

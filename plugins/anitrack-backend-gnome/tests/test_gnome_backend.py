@@ -80,7 +80,7 @@ def test_empty_directory(site, anitrack_http):
 
 
 def test_unknown_module(site, anitrack_http):
-    expected = '^fake: Server responded with status "404": "Not Found" - .*/sources/fake/ '
+    expected = '/sources/fake/: server responded with status 404 "Not Found"$'
     with pytest.raises(BackendError, match=expected):
         versions(anitrack_http, name="fake")
 

@@ -22,6 +22,7 @@ class GnuBackend(RegexPageBackend):
     examples = ["https://ftpmirror.gnu.org/pub/gnu/gnash/"]
     #: the mirror redirector (a test may point it to a fake upstream)
     mirror = "https://ftpmirror.gnu.org"
+    fallback_regex = DIRECTORY_REGEX  # the version sub-directories, when no tarball matches
 
     @classmethod
     def package_url(cls, name: str) -> str:
@@ -33,13 +34,6 @@ class GnuBackend(RegexPageBackend):
 
     def page_url(self, project) -> str:
         return self.package_url(project.name)
-
-    def versions_in(self, text, project, url):
-        """The tarballs' versions, else the version sub-directories."""
-        try:
-            return super().versions_in(text, project, url)
-        except BackendError:
-            return self.find_versions(text, DIRECTORY_REGEX, project, url)
 
 
 @hookimpl

@@ -9,11 +9,9 @@ first page) where every release or tag shows as
 from __future__ import annotations
 
 from anitrack_core import hookimpl
-from anitrack_core.backend import Backend
-from anitrack_core.check.regex import versions_from_text
+from anitrack_core.backends.page import RegexPageBackend
 from anitrack_core.errors import BackendError
 
-REGEX_TIMEOUT = 2.0
 TAG_REGEX = r'<i class="tag icon"></i> (.*)</a>'
 
 
@@ -27,20 +25,16 @@ def releases_url(project) -> str:
     return f"{scheme}//{host}/{owner}/{repo.removesuffix('.git')}/releases"
 
 
-class GogsBackend(Backend):
+class GogsBackend(RegexPageBackend):
     name = "Gogs"
     examples = ["https://notabug.org/libreboot/lbmk", "https://notabug.org/osboot/osbmk"]
     shared_rate_limit = False  # any Gogs server: one answering 429 must not pause the others
 
-    def get_versions(self, project, http):
-        url = releases_url(project)
-        response = http.get(url, conditional=True)
-        http.raise_for_rate_limit(response)
-        if not response.ok:
-            raise BackendError(f'{project.name}: Server responded with status "{response.status}": '
-                               f'"{response.reason}" - {url}')
-        return versions_from_text(response.text, TAG_REGEX, project_name=project.name, url=url,
-                                  timeout=REGEX_TIMEOUT)
+    def page_url(self, project):
+        return releases_url(project)
+
+    def version_regex(self, project):
+        return TAG_REGEX
 
 
 @hookimpl

@@ -58,7 +58,7 @@ def test_no_release(fake_upstream, anitrack_http):
 
 
 def test_unknown_repository(fake_upstream, anitrack_http):
-    with pytest.raises(BackendError, match='^project: Server responded with status "404": "Not Found" - '):
+    with pytest.raises(BackendError, match='/group/project/releases: server responded with status 404 "Not Found"$'):
         versions(anitrack_http, homepage=fake_upstream.url("/group/project"))
 
 

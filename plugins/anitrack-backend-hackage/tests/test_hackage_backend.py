@@ -66,7 +66,8 @@ def test_request_is_conditional_and_304_means_nothing_new(fake_upstream, anitrac
 
 
 def test_not_found_and_nothing_found(fake_upstream, anitrack_http):
-    with pytest.raises(BackendError, match=r"^Biobase: no such package on Hackage: http://127\.0\.0\.1:\d+/package/Biobase "):
+    with pytest.raises(BackendError, match=r'^http://127\.0\.0\.1:\d+/package/Biobase: server responded with status 404 "Not Found" '
+                                           r"\(no such package on Hackage\)$"):
         versions(fake_upstream, anitrack_http)
     fake_upstream.route(PATH, "<html></html>")
     with pytest.raises(BackendError, match="^Biobase: no upstream version found"):

@@ -48,7 +48,7 @@ def test_no_tarball(site, anitrack_http):
 
 
 def test_unknown_project(site, anitrack_http):
-    with pytest.raises(BackendError, match='^foo: Server responded with status "404": "Not Found" - '):
+    with pytest.raises(BackendError, match=r'/foo/\+download: server responded with status 404 "Not Found"$'):
         versions(anitrack_http, name="foo")
 
 

@@ -15,12 +15,10 @@ import re
 from urllib.parse import quote
 
 from anitrack_core import hookimpl
-from anitrack_core.backend import Backend
-from anitrack_core.check.regex import versions_from_text
+from anitrack_core.backends.page import RegexPageBackend
 from anitrack_core.ecosystem import Ecosystem
 from anitrack_core.errors import BackendError
 
-REGEX_TIMEOUT = 2.0
 #: a homepage on a Maven repository host, used as the directory to list
 REPOSITORY_HOMEPAGE = re.compile(r"https?://repo\d+\.maven\.org/", re.IGNORECASE)
 #: groupId:artifactId, optionally followed by more coordinates (":version", ignored)
@@ -29,7 +27,7 @@ COORDINATES = re.compile(r"\s*([^:/\s]+):([^:/\s]+)(?::\S*)?\s*")
 VERSION_REGEX = r"<a[^>]+>(\d[^</]*)"
 
 
-class MavenBackend(Backend):
+class MavenBackend(RegexPageBackend):
     name = "Maven Central"
     examples = ["https://repo1.maven.org/maven2/plexus/plexus-compiler/",
                 "https://repo1.maven.org/maven2/com/google/inject/guice/"]
@@ -38,6 +36,7 @@ class MavenBackend(Backend):
                  "that is the artifact's directory on repo1.maven.org is used as it is.")
     #: the repository's root (tests point it at a fake upstream)
     api_base = "https://repo1.maven.org/maven2"
+    not_found = "no such artifact on Maven Central"
 
     def upstream_url(self, project) -> str | None:
         """The directory listing the artifact's versions, or None when *project* names no artifact."""
@@ -50,20 +49,16 @@ class MavenBackend(Backend):
         group, artifact = match.groups()
         return f"{self.api_base}/{quote(group.replace('.', '/'))}/{quote(artifact)}/"
 
-    def get_versions(self, project, http):
+    def page_url(self, project):
         url = self.upstream_url(project)
         if url is None:
             raise BackendError(
                 f"Artifact needs to be in format groupId:artifactId: set version_url (or the name) of "
                 f"{project.name} to it, for example org.codehaus.plexus:plexus-maven-plugin")
-        response = http.get(url, conditional=True)
-        http.raise_for_rate_limit(response)
-        if response.status == 404:
-            raise BackendError(f"{project.name}: no such artifact on Maven Central: {url} (HTTP 404)")
-        if not response.ok:
-            raise BackendError(f'{url}: server responded with status {response.status} "{response.reason}"')
-        return versions_from_text(response.text, VERSION_REGEX, project_name=project.name, url=url,
-                                  timeout=REGEX_TIMEOUT)
+        return url
+
+    def version_regex(self, project):
+        return VERSION_REGEX
 
 
 class MavenEcosystem(Ecosystem):

@@ -14,7 +14,6 @@ from urllib.parse import quote
 
 from anitrack_core import hookimpl
 from anitrack_core.backend import Backend, FeedEntry
-from anitrack_core.check.feeds import fetch_feed
 from anitrack_core.ecosystem import Ecosystem
 from anitrack_core.errors import BackendError
 
@@ -38,13 +37,8 @@ class NpmjsBackend(Backend):
 
     def get_versions(self, project, http):
         url = self.upstream_url(project)
-        response = http.get(url, headers={"Accept": ACCEPT}, conditional=True)
-        http.raise_for_rate_limit(response)
-        if response.status == 404:
-            raise BackendError(f"No versions found at {url}")
-        if not response.ok:
-            raise BackendError(f'{url}: server responded with status {response.status} "{response.reason}"')
-        data = response.json()
+        data = http.get_json(url, headers={"Accept": ACCEPT}, conditional=True,
+                             not_found="no such package on the npm registry")
         found = data.get("versions") if isinstance(data, dict) and "error" not in data else None
         if not isinstance(found, dict):
             raise BackendError(f"No versions found at {url}")
@@ -52,7 +46,7 @@ class NpmjsBackend(Backend):
 
     def recent_releases(self, http):
         """Recent changes of the registry: one entry per version of each changed package (deleted ones skipped)."""
-        data = fetch_feed(http, self.feed_url).json()
+        data = http.get_json(self.feed_url)
         results = data.get("results") if isinstance(data, dict) else None
         if not isinstance(results, list):
             raise BackendError(f"{self.feed_url}: unexpected answer (no list of results)")

@@ -76,7 +76,8 @@ def test_request_is_conditional_and_304_means_nothing_new(fake_upstream, anitrac
 
 
 def test_not_found_and_error_documents(fake_upstream, anitrack_http):
-    with pytest.raises(BackendError, match=r"^No versions found at http://127\.0\.0\.1:\d+/request$"):
+    with pytest.raises(BackendError, match=r'^http://127\.0\.0\.1:\d+/request: server responded with status 404 "Not Found" '
+                                           r"\(no such package on the npm registry\)$"):
         versions(fake_upstream, anitrack_http)
     fake_upstream.route("/request", json.dumps({"error": "Not found"}))
     with pytest.raises(BackendError, match="^No versions found at "):

@@ -40,21 +40,24 @@ class PackagistBackend(Backend):
         if url is None:
             raise BackendError(f"Project {project.name} is not correctly set up: version_url must hold the "
                                "vendor of the package (<vendor> in <vendor>/<package>)")
-        response = http.get(url, conditional=True)
-        http.raise_for_rate_limit(response)
-        try:
-            data = response.json()
-        except FetchError:
-            data = None
+        data = http.get_json(url, conditional=True, detail=_api_error)
         if isinstance(data, dict) and data.get("status") == "error":
             raise BackendError(f"{data.get('message') or 'Packagist answered with an error'}: {url}")
-        if not response.ok:
-            raise BackendError(f'{url}: server responded with status {response.status} "{response.reason}"')
         package = data.get("package") if isinstance(data, dict) else None
         found = package.get("versions") if isinstance(package, dict) else None
         if not isinstance(found, dict):
             raise BackendError(f"Invalid JSON returned by {url}")
         return sorted(found)
+
+
+def _api_error(response) -> str:
+    """The ``message`` Packagist gives with a failure (``{"status": "error", "message": ...}``), or ""."""
+    try:
+        data = response.json()
+    except FetchError:
+        return ""
+    message = data.get("message") if isinstance(data, dict) else None
+    return message if isinstance(message, str) else ""
 
 
 @hookimpl

@@ -29,13 +29,7 @@ class PagureBackend(Backend):
 
     def get_versions(self, project, http):
         url = self.tags_url(project.name)
-        response = http.get(url, headers={"Accept": "application/json"}, conditional=True)
-        http.raise_for_rate_limit(response)
-        if not response.ok:
-            detail = _api_error(response)
-            raise BackendError(f'{project.name}: Server responded with status "{response.status}": '
-                               f'"{response.reason}" - {url}{detail}')
-        answer = response.json()
+        answer = http.get_json(url, conditional=True, detail=_api_error)
         tags = answer.get("tags", []) if isinstance(answer, dict) else None
         if not isinstance(tags, list):
             raise BackendError(f'{project.name}: {url} did not answer {{"tags": [...]}}; is it the pagure API?')
@@ -43,13 +37,13 @@ class PagureBackend(Backend):
 
 
 def _api_error(response) -> str:
-    """The ``error`` the pagure API gives with a failure (``Project not found``), as `` (...)``."""
+    """The ``error`` the pagure API gives with a failure (``Project not found``), or ""."""
     try:
         answer = response.json()
     except FetchError:  # not JSON: no detail
         return ""
     error = answer.get("error") if isinstance(answer, dict) else None
-    return f" ({error})" if isinstance(error, str) and error else ""
+    return error if isinstance(error, str) else ""
 
 
 @hookimpl

@@ -63,7 +63,7 @@ def test_not_json(site, anitrack_http):
 
 def test_unknown_project(site, anitrack_http):
     site.route("/api/0/foo/git/tags", Answer(404, '{"error": "Project not found", "error_code": "ENOPROJECT"}'))
-    expected = r'^foo: Server responded with status "404": "Not Found" - .* \(Project not found\)$'
+    expected = r'/api/0/foo/git/tags: server responded with status 404 "Not Found" \(Project not found\)$'
     with pytest.raises(BackendError, match=expected):
         versions(anitrack_http, name="foo")
 

@@ -1,13 +1,14 @@
 """The ``PEAR`` backend: PHP packages on pear.php.net.
 
 The channel server's protocol (REST release lists, RSS feed of the latest
-releases) is :class:`anitrack_core.backends.pear_channel.ChannelBackend`.
+releases) is :class:`anitrack_backend_pear.channel.ChannelBackend`, shared by the PEAR and
+PECL backends.
 """
 
 from __future__ import annotations
 
+from anitrack_backend_pear.channel import ChannelBackend, channel_more_info
 from anitrack_core import hookimpl
-from anitrack_core.backends.pear_channel import ChannelBackend, channel_more_info
 
 
 class PearBackend(ChannelBackend):

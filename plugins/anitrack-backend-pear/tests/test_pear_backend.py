@@ -1,7 +1,7 @@
 """The PEAR backend on its own: URLs, a fake upstream, and the recorded upstream answers.
 
 What every channel shares (errors, conditional requests) is tested with the
-base, in tests/engine/test_backend_bases.py.
+base, in plugins/anitrack-backend-pear/tests/test_channel.py.
 """
 
 import pytest

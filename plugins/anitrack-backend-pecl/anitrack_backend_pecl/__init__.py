@@ -1,13 +1,14 @@
 """The ``PECL`` backend: PHP extensions on pecl.php.net.
 
 The channel server's protocol (REST release lists, RSS feed of the latest
-releases) is :class:`anitrack_core.backends.pear_channel.ChannelBackend`.
+releases) is :class:`anitrack_backend_pear.channel.ChannelBackend`
+(distribution anitrack-backend-pear, a dependency of this one).
 """
 
 from __future__ import annotations
 
+from anitrack_backend_pear.channel import ChannelBackend, channel_more_info
 from anitrack_core import hookimpl
-from anitrack_core.backends.pear_channel import ChannelBackend, channel_more_info
 
 
 class PeclBackend(ChannelBackend):

@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from anitrack_core import hookimpl
 from anitrack_core.backend import Backend, FeedEntry
-from anitrack_core.check.feeds import fetch_feed, rss_items
+from anitrack_core.check.feeds import rss_items
 from anitrack_core.ecosystem import Ecosystem
 from anitrack_core.errors import BackendError
 
@@ -40,13 +40,7 @@ class PypiBackend(Backend):
 
     def get_versions(self, project, http):
         url = self.upstream_url(project)
-        response = http.get(url, conditional=True)
-        http.raise_for_rate_limit(response)
-        if response.status == 404:
-            raise BackendError(f"Package not found on PyPI: {url}")
-        if not response.ok:
-            raise BackendError(f'{url}: server responded with status {response.status} "{response.reason}"')
-        data = response.json()
+        data = http.get_json(url, conditional=True, not_found="no such package on PyPI")
         if not isinstance(data, dict):
             raise BackendError(f"{url}: unexpected answer from PyPI (not a JSON object)")
         releases = data.get("releases")
@@ -60,7 +54,7 @@ class PypiBackend(Backend):
     def recent_releases(self, http):
         """The latest uploads: RSS items titled ``<name> <version>``."""
         entries = []
-        for item in rss_items(fetch_feed(http, self.feed_url).content, self.feed_url):
+        for item in rss_items(http.fetch(self.feed_url).content, self.feed_url):
             parts = item.get("title", "").rsplit(None, 1)
             if len(parts) == 2:
                 entries.append(FeedEntry(parts[0], parts[1], f"https://pypi.org/project/{parts[0]}/"))

@@ -72,7 +72,8 @@ def test_request_is_conditional_and_304_means_nothing_new(fake_upstream, anitrac
 
 
 def test_not_found(fake_upstream, anitrack_http):
-    with pytest.raises(BackendError, match=r"^Package not found on PyPI: http://127\.0\.0\.1:\d+/pypi/chai/json$"):
+    with pytest.raises(BackendError, match=r'^http://127\.0\.0\.1:\d+/pypi/chai/json: server responded with status 404 "Not Found" '
+                                           r"\(no such package on PyPI\)$"):
         versions(fake_upstream, anitrack_http)
 
 

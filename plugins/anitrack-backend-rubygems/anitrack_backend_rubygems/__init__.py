@@ -12,7 +12,6 @@ from urllib.parse import quote
 
 from anitrack_core import hookimpl
 from anitrack_core.backend import Backend, FeedEntry
-from anitrack_core.check.feeds import fetch_feed
 from anitrack_core.check.http import FetchError
 from anitrack_core.ecosystem import Ecosystem
 from anitrack_core.errors import BackendError
@@ -33,12 +32,7 @@ class RubygemsBackend(Backend):
 
     def get_versions(self, project, http):
         url = self.upstream_url(project)
-        response = http.get(url, conditional=True)
-        http.raise_for_rate_limit(response)
-        if response.status == 404:
-            raise BackendError(f"Project or version unknown at {url}")
-        if not response.ok:
-            raise BackendError(f'{url}: server responded with status {response.status} "{response.reason}"')
+        response = http.fetch(url, conditional=True, not_found="no such gem on rubygems.org")
         try:
             data = response.json()
         except FetchError:
@@ -52,7 +46,7 @@ class RubygemsBackend(Backend):
 
     def recent_releases(self, http):
         """The gems updated lately, with the version each one received."""
-        data = fetch_feed(http, self.feed_url).json()
+        data = http.get_json(self.feed_url)
         if not isinstance(data, list):
             raise BackendError(f"{self.feed_url}: unexpected answer (not a list of gems)")
         return [FeedEntry(gem["name"], gem["version"], f"https://rubygems.org/gems/{gem['name']}")

@@ -69,7 +69,7 @@ def test_unknown_gem(fake_upstream, anitrack_http):
     with pytest.raises(BackendError, match=r"^Project or version unknown at http://127\.0\.0\.1:\d+/api/v1/versions/bio/latest\.json$"):
         versions(fake_upstream, anitrack_http)
     fake_upstream.route(PATH, Answer(404, "This rubygem could not be found."))
-    with pytest.raises(BackendError, match="^Project or version unknown at "):
+    with pytest.raises(BackendError, match=r'/bio/latest\.json: server responded with status 404 "Not Found" \(no such gem on rubygems\.org\)$'):
         versions(fake_upstream, anitrack_http)
 
 

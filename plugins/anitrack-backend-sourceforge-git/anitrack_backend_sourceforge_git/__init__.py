@@ -103,11 +103,7 @@ class SourceforgeGitBackend(Backend):
         url = self.tags_url(project)
         path = url[len(self.site):] if url.startswith(self.site) else url
         namespace, repo = (path.split("/") + ["", "", "", ""])[2:4]
-        response = http.get(url, conditional=True)
-        http.raise_for_rate_limit(response)
-        if not response.ok:
-            raise BackendError(f'{project.name}: Server responded with status "{response.status}": '
-                               f'"{response.reason}" - {url}')
+        response = http.fetch(url, conditional=True)
         links = _TagLinks(f"/p/{namespace}/{repo}/ci/")
         links.feed(response.text)
         links.close()

@@ -86,7 +86,7 @@ def test_no_tag(site, anitrack_http):
 
 
 def test_unknown_repository(site, anitrack_http):
-    with pytest.raises(BackendError, match='^test: Server responded with status "404": "Not Found" - '):
+    with pytest.raises(BackendError, match='/p/test/git/ref/master/tags/: server responded with status 404 "Not Found"$'):
         git_versions(anitrack_http)
 
 

@@ -8,15 +8,13 @@ files), and matches the file names with the default regex.
 from __future__ import annotations
 
 from anitrack_core import hookimpl
-from anitrack_core.backend import Backend
-from anitrack_core.check.regex import expand_regex, versions_from_text
+from anitrack_core.backends.page import RegexPageBackend
 from anitrack_core.errors import BackendError
 
-REGEX_TIMEOUT = 2.0
 SITE = "https://sourceforge.net"
 
 
-class SourceforgeBackend(Backend):
+class SourceforgeBackend(RegexPageBackend):
     name = "Sourceforge"
     examples = ["https://sourceforge.net/projects/filezilla/", "https://sourceforge.net/projects/file-folder-ren/"]
     #: the site (a test may point it to a fake upstream)
@@ -34,15 +32,8 @@ class SourceforgeBackend(Backend):
                                "project name (the part after https://sourceforge.net/projects/)")
         return f"{cls.site}/projects/{unix_name}/rss?limit=200"
 
-    def get_versions(self, project, http):
-        url = self.feed_url(project)
-        response = http.get(url, conditional=True)
-        http.raise_for_rate_limit(response)
-        if not response.ok:
-            raise BackendError(f'{project.name}: Server responded with status "{response.status}": '
-                               f'"{response.reason}" - {url}')
-        return versions_from_text(response.text, expand_regex(None, project.name.strip()),
-                                  project_name=project.name, url=url, timeout=REGEX_TIMEOUT)
+    def page_url(self, project):
+        return self.feed_url(project)
 
 
 @hookimpl

@@ -66,7 +66,7 @@ def test_no_file(site, anitrack_http):
 
 
 def test_unknown_project(site, anitrack_http):
-    with pytest.raises(BackendError, match='^nope: Server responded with status "404": "Not Found" - '):
+    with pytest.raises(BackendError, match=r'/projects/nope/rss\?limit=200: server responded with status 404 "Not Found"$'):
         sf_versions(anitrack_http, name="nope")
 
 

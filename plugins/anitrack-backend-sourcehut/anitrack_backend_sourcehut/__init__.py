@@ -8,10 +8,9 @@ item titles are the tag names.
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ElementTree
-
 from anitrack_core import hookimpl
 from anitrack_core.backend import Backend
+from anitrack_core.check.feeds import parse_xml
 from anitrack_core.errors import BackendError
 
 
@@ -39,17 +38,8 @@ class SourceHutBackend(Backend):
 
     def get_versions(self, project, http):
         url = self.feed_url(project)
-        response = http.get(url, conditional=True)
-        http.raise_for_rate_limit(response)
-        if not response.ok:
-            raise BackendError(f'{project.name}: Server responded with status "{response.status}": '
-                               f'"{response.reason}" - {url}')
-        if b"<!ENTITY" in response.content:
-            raise BackendError(f"{project.name}: {url} declares XML entities; refusing to read it")
-        try:
-            feed = ElementTree.fromstring(response.content)
-        except ElementTree.ParseError as exc:
-            raise BackendError(f"{project.name}: {url} is not an RSS feed ({exc})") from None
+        response = http.fetch(url, conditional=True)
+        feed = parse_xml(response.content, url)
         titles = [(item.findtext("title") or "").strip() for item in feed.iterfind("channel/item")]
         found = [title for title in titles if title]
         if not found:

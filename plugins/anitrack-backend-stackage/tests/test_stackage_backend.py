@@ -72,7 +72,8 @@ def test_request_is_conditional_and_304_means_nothing_new(fake_upstream, anitrac
 
 
 def test_not_found_and_nothing_found(fake_upstream, anitrack_http):
-    with pytest.raises(BackendError, match=r"^cpphs: no such package on Stackage: http://127\.0\.0\.1:\d+/package/cpphs "):
+    with pytest.raises(BackendError, match=r'^http://127\.0\.0\.1:\d+/package/cpphs: server responded with status 404 "Not Found" '
+                                           r"\(no such package on Stackage\)$"):
         versions(fake_upstream, anitrack_http)
     fake_upstream.route(PATH, "<html></html>")
     with pytest.raises(BackendError, match="^cpphs: no upstream version found"):

@@ -8,7 +8,7 @@ judged by the IPv4 address they carry.  The ranges are listed explicitly as
 well as checked with :attr:`ipaddress.IPv4Address.is_global`, because older
 Python releases consider some special-purpose ranges global.
 
-This module only decides and resolves; :mod:`anitrack_core.check.transport`
+This module only decides and resolves; :mod:`anitrack_core.check.http.transport`
 applies the decision to every connection it opens, and connects to the very
 address that was checked (so a DNS answer that changes between the check and
 the connection cannot redirect it).

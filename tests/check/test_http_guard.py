@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from anitrack_core.check.netguard import (
+from anitrack_core.check.http.guard import (
     AddressGuard,
     AddressRefused,
     UnresolvableHost,

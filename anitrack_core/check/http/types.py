@@ -1,4 +1,6 @@
-"""The values of the HTTP layer (:mod:`anitrack_core.check.http` re-exports them all).
+"""The values of the HTTP layer: policy, answers, validators and errors.
+
+:mod:`anitrack_core.check.http` re-exports them all; import them from there.
 
 :class:`FetchPolicy` says what every upstream request must respect,
 :class:`HttpResponse` is a complete upstream answer, :class:`Validators` the
@@ -15,8 +17,8 @@ from typing import Any
 
 from requests.structures import CaseInsensitiveDict
 
-from .. import core_version
-from ..errors import BackendError
+from ... import core_version
+from ...errors import BackendError
 
 EPOCH_HTTP_DATE = "Thu, 01 Jan 1970 00:00:00 GMT"
 
@@ -26,7 +28,16 @@ class NotModified(Exception):
 
 
 class FetchError(BackendError):
-    """An upstream could not be fetched; the message names the URL and is written for users."""
+    """An upstream could not be fetched; the message names the URL and is written for users.
+
+    :attr:`status` is the HTTP status of the answer when the upstream answered
+    with an error status (:meth:`CheckHttp.fetch <anitrack_core.check.http.CheckHttp.fetch>`),
+    None when no answer came (connection refused, timeout, too large...).
+    """
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class BlockedAddressError(FetchError):
@@ -53,6 +64,8 @@ class FetchPolicy:
     #: let upstreams be on loopback, private, link-local... addresses
     allow_private: bool = False
     max_redirects: int = 5
+    #: seconds a regular expression may run over one page (:meth:`CheckHttp.find_versions`)
+    regex_timeout: float = 2.0
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> FetchPolicy:
@@ -64,6 +77,7 @@ class FetchPolicy:
             deadline=float(settings.get("check_deadline") or 60.0),
             max_bytes=int(settings.get("max_response_bytes") or 10 * 1024 * 1024),
             allow_private=bool(settings.get("allow_private_upstreams")),
+            regex_timeout=float(settings.get("regex_timeout") or 2.0),
         )
 
 

@@ -1,9 +1,9 @@
-"""The connections under :mod:`anitrack_core.check.http`: guarded, pinned and deadline-bound.
+"""The connections under :mod:`anitrack_core.check.http.client`: guarded, pinned and deadline-bound.
 
 requests sends through an :class:`~requests.adapters.HTTPAdapter`; the adapter
 here makes urllib3 build its connections from classes that
 
-* resolve the host once through an :class:`~anitrack_core.check.netguard.AddressGuard`,
+* resolve the host once through an :class:`~anitrack_core.check.http.guard.AddressGuard`,
   which refuses the answer unless every address in it is allowed, and then
   open the socket to one of those checked addresses.  Nothing resolves the
   name a second time, so a DNS answer that changes in between (DNS
@@ -34,7 +34,7 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 from urllib3.util.ssl_ import create_urllib3_context, resolve_cert_reqs
 
-from .netguard import AddressGuard, IPAddress
+from .guard import AddressGuard, IPAddress
 
 _T = TypeVar("_T")
 _state = threading.local()

@@ -16,7 +16,7 @@ from typing import ClassVar
 from urllib.parse import quote
 
 from anitrack_core.backend import Backend, FeedEntry
-from anitrack_core.check.feeds import fetch_feed, rss_items
+from anitrack_core.check.feeds import rss_items
 from anitrack_core.errors import BackendError
 
 _VERSION = re.compile(r"<v>\s*([^<\s]+)\s*</v>")
@@ -48,12 +48,7 @@ class ChannelBackend(Backend):
 
     def get_versions(self, project, http):
         key, url = self.package_key(project.name), self.upstream_url(project)
-        response = http.get(url, conditional=True)
-        http.raise_for_rate_limit(response)
-        if response.status == 404:
-            raise BackendError(f"No versions found for {key}: no such package at {url} (HTTP 404)")
-        if not response.ok:
-            raise BackendError(f'{url}: server responded with status {response.status} "{response.reason}"')
+        response = http.fetch(url, conditional=True, not_found=f"no such package: {key}")
         found = _VERSION.findall(response.text)
         if not found:
             raise BackendError(f"No versions found for {key} at {url}")
@@ -66,7 +61,7 @@ class ChannelBackend(Backend):
         spelling, which names the same package here.
         """
         entries = []
-        for item in rss_items(fetch_feed(http, self.feed_url).content, self.feed_url):
+        for item in rss_items(http.fetch(self.feed_url).content, self.feed_url):
             parts = item.get("title", "").rsplit(None, 1)
             if len(parts) != 2:
                 continue

@@ -10,15 +10,13 @@ from __future__ import annotations
 import html
 import re
 
-from anitrack_core.backend import Backend
-from anitrack_core.check.regex import versions_from_text
+from anitrack_core.backends.page import RegexPageBackend
 from anitrack_core.errors import BackendError
 
-REGEX_TIMEOUT = 2.0
 _ERROR = re.compile(r"<error>([^<]*)</error>")
 
 
-class DrupalBackend(Backend):
+class DrupalBackend(RegexPageBackend):
     """What every core branch shares; the subclasses set :attr:`core`."""
 
     core: str
@@ -43,19 +41,18 @@ class DrupalBackend(Backend):
     def history_url(cls, name: str) -> str:
         return f"{cls.updates}/release-history/{cls.short_name(name)}/{cls.core}.x"
 
-    def get_versions(self, project, http):
-        url = self.history_url(project.name)
-        response = http.get(url, conditional=True)
-        http.raise_for_rate_limit(response)
-        if not response.ok:
-            raise BackendError(f'{project.name}: Server responded with status "{response.status}": '
-                               f'"{response.reason}" - {url}')
-        text = response.text
+    def page_url(self, project):
+        return self.history_url(project.name)
+
+    def version_regex(self, project):
+        return rf"<version>{self.core}\.x-([^<]+)</version>"
+
+    def versions_in(self, text, project, url, http):
+        """drupal.org answers an unknown project with 200 and ``<error>...</error>``."""
         refused = _ERROR.search(text)
         if refused:
             raise BackendError(f"{project.name}: {html.unescape(refused.group(1)).strip()} - {url}")
-        pattern = rf"<version>{self.core}\.x-([^<]+)</version>"
-        return versions_from_text(text, pattern, project_name=project.name, url=url, timeout=REGEX_TIMEOUT)
+        return super().versions_in(text, project, url, http)
 
 
 def drupal_more_info(core: str, other: str) -> str:

@@ -1,4 +1,4 @@
-"""The network half of a check: ask the backend, clean what it returns.
+"""The network half of a check: ask the backend for versions, clean what it returns.
 
 Nothing here touches the database, so it can run in any thread or process;
 the outcome is then applied by :mod:`anitrack_core.check.apply`.
@@ -14,7 +14,7 @@ from datetime import datetime
 from ..backend import Backend, RawVersion
 from ..errors import AnitrackError, RateLimitError
 from ..versions import VersionScheme
-from .http import CheckHttp, HttpClient, NotModified, Validators
+from .http import CheckHttp, HostSlots, HttpClient, NotModified, RateLimitPauses, Validators
 from .spec import ProjectSpec
 
 log = logging.getLogger(__name__)
@@ -69,14 +69,20 @@ def _clean(spec: ProjectSpec, found: list[RawVersion | str], scheme: VersionSche
     return kept, too_long
 
 
-def check_client(http: HttpClient, spec: ProjectSpec) -> CheckHttp:
-    """The per-check client for *spec*: its insecure flag and the validators of its last answer."""
+def check_client(http: HttpClient, spec: ProjectSpec, *, slots: HostSlots | None = None,
+                 pauses: RateLimitPauses | None = None) -> CheckHttp:
+    """The per-check client for *spec*: its insecure flag and the validators of its last answer.
+
+    :param slots: per-host limits; :param pauses: the rate-limit pauses, keyed
+        by backend name, that stop the requests of *spec*'s backend.
+    """
     validators = (Validators(spec.http_etag, spec.http_last_modified)
                   if spec.http_etag or spec.http_last_modified else None)
-    return http.for_check(insecure=spec.insecure, validators=validators, fallback_since=spec.newest_version_on)
+    return http.for_check(insecure=spec.insecure, validators=validators, fallback_since=spec.newest_version_on,
+                          slots=slots, pauses=pauses, pause_key=spec.backend if pauses is not None else None)
 
 
-def fetch_versions(spec: ProjectSpec, backend: Backend, http: HttpClient | CheckHttp,
+def ask_backend(spec: ProjectSpec, backend: Backend, http: HttpClient | CheckHttp,
                    scheme: VersionScheme) -> FetchOutcome:
     """Run *backend* for *spec* and return the cleaned outcome; never raises for upstream trouble.
 
