@@ -42,8 +42,9 @@ import peewee
 import requests
 from standardwebhooks import Webhook as Signer
 
-from ..check import netguard, transport
-from ..check.httputil import NoCookies, describe
+from ..check.http import guard as netguard
+from ..check.http import transport
+from ..check.http.client import describe, guarded_session
 from ..db.models import OutboxEvent, Package, Webhook, WebhookDelivery, database_proxy, utcnow
 from ..events import outbox, signals
 from ..events.topology import routing_key
@@ -116,8 +117,8 @@ class WebhookRelay:
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         if allow_private is None:
             allow_private = settings["webhook_allow_private"]
-        self.session = _session(netguard.AddressGuard(allow_private=allow_private,
-                                                      resolver=resolver or netguard.system_resolver))
+        self.session = guarded_session(netguard.AddressGuard(allow_private=allow_private,
+                                                             resolver=resolver or netguard.system_resolver))
         self._pool = ThreadPoolExecutor(settings["webhook_concurrency"], thread_name_prefix="anitrack-webhook")
         self._in_flight: set[int] = set()
         self._lock = threading.Lock()
@@ -192,7 +193,9 @@ class WebhookRelay:
         """Write the deliveries of the events after each active subscription's cursor; returns how many."""
         newest = OutboxEvent.select(peewee.fn.MAX(OutboxEvent.id)).scalar() or 0
         written = 0
-        for webhook in Webhook.select().where((Webhook.active == True) & (Webhook.last_event_id < newest)):  # noqa: E712
+        # read whole before writing: a statement still open would make SQLite refuse the writes below
+        behind = list(Webhook.select().where((Webhook.active == True) & (Webhook.last_event_id < newest)))  # noqa: E712
+        for webhook in behind:
             filters = _Filters(webhook)
             cursor = webhook.last_event_id
             while cursor < newest:
@@ -223,7 +226,7 @@ class WebhookRelay:
                  .group_by(WebhookDelivery.webhook))
         now = utcnow()
         started = 0
-        for delivery in WebhookDelivery.select().where(WebhookDelivery.id.in_(heads)):
+        for delivery in list(WebhookDelivery.select().where(WebhookDelivery.id.in_(heads))):
             if delivery.next_attempt_on > now:
                 continue
             with self._lock:
@@ -341,13 +344,3 @@ def _mapped_distros(project_ids: set[int]) -> dict[int, set[str]]:
         for project_id, name in rows:
             found.setdefault(project_id, set()).add(name.casefold())
     return found
-
-
-def _session(guard: netguard.AddressGuard) -> requests.Session:
-    session = requests.Session()
-    session.trust_env = False  # no proxy could bypass the address guard
-    session.cookies.set_policy(NoCookies())
-    adapter = transport.GuardedAdapter(guard)
-    session.mount("http://", adapter)
-    session.mount("https://", adapter)
-    return session

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import peewee
 
-from ..check import netguard
+from ..check.http import guard as netguard
 from ..db.models import Distro, OutboxEvent, Project, User, Webhook, WebhookDelivery
 from ..errors import FieldError
 from ..events import TOPICS

@@ -202,7 +202,7 @@ def _no_dns(host, port):
 
 @pytest.fixture
 def live_schema(api, fake_upstream, monkeypatch):
-    from anitrack_core.check import netguard
+    from anitrack_core.check.http import guard as netguard
 
     monkeypatch.setattr(netguard, "system_resolver", _no_dns)
     _seed(api, fake_upstream)

@@ -14,7 +14,7 @@ import time
 import pytest
 from standardwebhooks import Webhook as Verifier
 
-from anitrack_core.check import netguard
+from anitrack_core.check.http import guard as netguard
 from anitrack_core.db.models import Webhook, WebhookDelivery
 from anitrack_core.webhooks.relay import MAX_ATTEMPTS, WebhookRelay
 

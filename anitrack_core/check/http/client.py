@@ -59,6 +59,23 @@ _CREDENTIAL_HEADERS = ("Authorization", "Proxy-Authorization", "Cookie")
 _CHUNK = 64 * 1024
 
 
+def guarded_session(guard: address_guard.AddressGuard, *, verify: bool | str = True, user_agent: str | None = None,
+                    adapter: requests.adapters.BaseAdapter | None = None) -> requests.Session:
+    """A requests session that connects only where *guard* allows, with no proxy, no environment
+    settings and no cookies (the check engine's sessions; the webhook relay's)."""
+    session = requests.Session()
+    session.trust_env = False  # no proxies, .netrc or CA bundle from the environment
+    session.verify = verify
+    if user_agent:
+        session.headers["User-Agent"] = user_agent
+    session.cookies.set_policy(NoCookies())  # requests of different projects or receivers share nothing
+    if adapter is None:
+        adapter = transport.GuardedAdapter(guard, insecure=verify is False)
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session
+
+
 class HttpClient:
     """The process-wide HTTP client: pooled keep-alive connections, thread-safe.
 
@@ -101,16 +118,7 @@ class HttpClient:
         self, guard: address_guard.AddressGuard, *, verify: bool | str,
         adapter: requests.adapters.BaseAdapter | None,
     ) -> requests.Session:
-        session = requests.Session()
-        session.trust_env = False  # no proxies, .netrc or CA bundle from the environment
-        session.verify = verify
-        session.headers["User-Agent"] = self.policy.user_agent
-        session.cookies.set_policy(NoCookies())  # checks of different projects share nothing
-        if adapter is None:
-            adapter = transport.GuardedAdapter(guard, insecure=verify is False)
-        session.mount("http://", adapter)
-        session.mount("https://", adapter)
-        return session
+        return guarded_session(guard, verify=verify, user_agent=self.policy.user_agent, adapter=adapter)
 
     def for_check(
         self,
