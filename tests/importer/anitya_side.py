@@ -17,6 +17,8 @@ import tempfile
 
 
 def _configure(db_url):
+    if db_url.startswith(("postgresql://", "postgres://")):  # SQLAlchemy 2.1 would pick psycopg 3
+        db_url = "postgresql+psycopg2://" + db_url.split("://", 1)[1]
     path = os.path.join(tempfile.mkdtemp(prefix="anitya-config-"), "anitya.toml")
     with open(path, "w", encoding="utf-8") as out:
         out.write(f'db_url = "{db_url}"\nsecret_key = "tests"\nauthlib_enabled_backends = []\n')
@@ -88,7 +90,7 @@ def fill(db_url, out_path):
         session.flush()
         session.execute(sa.text("UPDATE projects_versions SET created_on = NULL WHERE project_id = :id"),
                         {"id": olddates.id})
-        session.execute(sa.text("UPDATE projects SET backend = 'Freshmeat' WHERE name = 'oldproj'"))
+        session.execute(sa.text("UPDATE projects SET backend = 'Google code' WHERE name = 'oldproj'"))
         for distro, name, owner in (("Fedora", "python-requests", requests), ("Debian", "python3-requests", requests),
                                     ("Fedora", "geany", geany), ("Debian", "geany", geany),
                                     ("debian", "geany", geany), ("Ubuntu", "node-left-pad", leftpad)):
@@ -147,7 +149,7 @@ def serve(db_url):
     import waitress.server
 
     server = waitress.server.create_server(app, host="127.0.0.1", port=0, threads=4)
-    print(server.effective_port, flush=True)
+    print(f"PORT {server.effective_port}", flush=True)
     server.run()
 
 
