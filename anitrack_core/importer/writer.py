@@ -245,29 +245,42 @@ class Writer:
         self._example.setdefault((what, name), project_id)
 
     def _settle_ecosystems(self, rows: list[dict[str, Any]]) -> None:
-        """Apply the letter-case rule: the lowest id keeps a name in an ecosystem, later ones move out."""
+        """Apply the letter-case rule: the lowest id keeps a name in an ecosystem, the others move out.
+
+        Rows come in id order from a database, so a later row moves out; the API lists projects by
+        name, so a stored project may have to make way for a row with a lower id.
+        """
         keys = {(r["name_key"], r["ecosystem_key"]) for r in rows if r["in_ecosystem"]}
         if not keys:
             return
-        holders: dict[tuple[str, str], tuple[int, str]] = {}
+        holders: dict[tuple[str, str], dict[str, Any]] = {}
         names = {k[0] for k in keys}
-        query = (Project.select(Project.id, Project.name, Project.name_key, Project.ecosystem_key)
+        query = (Project.select(Project.id, Project.name, Project.name_key, Project.ecosystem_key,
+                                Project.ecosystem_name, Project.homepage)
                  .where((Project.in_ecosystem == True) & Project.name_key.in_(names)))  # noqa: E712
-        for pid, name, name_key, eco_key in query.tuples():
-            holders[(name_key, eco_key)] = min(holders.get((name_key, eco_key), (pid, name)), (pid, name))
+        for stored in query.dicts():
+            key = (stored["name_key"], stored["ecosystem_key"])
+            if key not in holders or holders[key]["id"] > stored["id"]:
+                holders[key] = stored
         for row in sorted(rows, key=lambda r: r["id"]):
             key = (row["name_key"], row["ecosystem_key"])
             if not row["in_ecosystem"]:
                 continue
             holder = holders.get(key)
-            if holder is None or holder[0] >= row["id"]:
-                holders[key] = (row["id"], row["name"])
+            if holder is None or holder["id"] == row["id"]:
+                holders[key] = row
                 continue
+            older, younger = (holder, row) if holder["id"] < row["id"] else (row, holder)
             self.report.problem(
-                "projects", f"{_describe(row)}, name taken by project {holder[0]} {holder[1]!r}",
+                "projects", f"{_describe(younger)}, name taken by project {older['id']} {older['name']!r}",
                 "name differs only in letter case from an older project's in the same ecosystem: imported "
                 "outside the ecosystem (its ecosystem is its homepage)", skipped=False)
-            row.update(ecosystem_name=row["homepage"], ecosystem_key=row["homepage"].casefold(), in_ecosystem=False)
+            moved = {"ecosystem_name": younger["homepage"], "ecosystem_key": younger["homepage"].casefold(),
+                     "in_ecosystem": False}
+            if younger is holder:  # stored by an earlier batch: make way
+                Project.update(**moved).where(Project.id == holder["id"]).execute()
+            younger.update(moved)
+            holders[key] = older
 
     def _versions(self, batch: Sequence[dict[str, Any]], new_ids: set[int]) -> set[int]:
         """Insert the versions not yet stored; returns the ids of existing projects that got new ones."""
@@ -326,6 +339,47 @@ class Writer:
             Package.insert_many(chunk).execute()
         self.report.new["packages"] += len(inserts)
         return new
+
+    def mapped_packages(self, items: Sequence[dict[str, Any]]) -> None:
+        """Import packages as the v2 API lists them (``distribution``, ``name``, ``project``, ``ecosystem``)."""
+        with self.db.atomic():
+            names = {item["project"] for item in items}
+            candidates: dict[str, list[tuple[int, str, str, bool]]] = {}
+            for pid, name, ecosystem, backend, in_ecosystem in (
+                    Project.select(Project.id, Project.name, Project.ecosystem_name, Project.backend,
+                                   Project.in_ecosystem).where(Project.name.in_(names)).order_by(Project.id).tuples()):
+                candidates.setdefault(name, []).append((pid, ecosystem, backend, in_ecosystem))
+            new = []
+            for item in items:
+                shown = f"package {item['name']!r} in {item['distribution']} of project {item['project']!r}"
+                project_id = self._project_for(candidates.get(item["project"], []), item.get("ecosystem") or "")
+                if project_id is None:
+                    self.report.problem("packages", shown, "its project was not imported")
+                    continue
+                distro = self._distro_id(item["distribution"])
+                found = Package.get_or_none((Package.distro == distro) & (Package.package_name == item["name"]))
+                if found is None:
+                    Package.insert(distro=distro, project=project_id, package_name=item["name"],
+                                   package_key=item["name"].casefold()).execute()
+                    self.report.new["packages"] += 1
+                    new.append((project_id, item["distribution"], item["name"]))
+                elif found.project_id == project_id:
+                    self.report.unchanged["packages"] += 1
+                else:
+                    self.report.problem("packages", shown, f"name taken in that distribution by package {found.id}")
+            if self.publish_events:
+                self._announce([], new)
+
+    def _project_for(self, candidates: list[tuple[int, str, str, bool]], ecosystem: str) -> int | None:
+        """The project a package of the API names: same name and ecosystem, or moved out of that ecosystem."""
+        for pid, mine, _, _ in candidates:
+            if mine == ecosystem:
+                return pid
+        for pid, _, backend, in_ecosystem in candidates:
+            home = self.plugins.ecosystems.for_backend(backend)
+            if not in_ecosystem and home is not None and home.name.casefold() == ecosystem.casefold():
+                return pid
+        return None
 
     def _flags(self, batch: Sequence[dict[str, Any]]) -> None:
         wanted = [{**flag, "project": p["id"]} for p in batch for flag in p["flags"]]
