@@ -276,6 +276,24 @@ def _cmd_webhooks_relay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_import(args: argparse.Namespace) -> int:
+    from .importer import import_api, import_database
+
+    runtime = load_runtime()
+    if args.import_command == "anitya-db":
+        report = import_database(runtime, args.url, batch_size=args.batch_size, publish_events=args.publish_events,
+                                 restart=args.restart, progress=not args.quiet)
+    else:
+        report = import_api(runtime, args.url, rate=args.rate, items_per_page=args.items_per_page,
+                            version_dates=args.version_dates, publish_events=args.publish_events,
+                            restart=args.restart, progress=not args.quiet)
+    if args.json:
+        print(json.dumps(report.as_dict(), indent=2, default=str))
+    else:
+        print("\n".join(report.lines()))
+    return 0
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -348,6 +366,32 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--insecure", action="store_true", help="do not validate the upstream certificate")
     check.add_argument("--json", action="store_true", help="machine-readable output (with --dry-run)")
     check.set_defaults(func=_cmd_check)
+
+    imports = sub.add_parser("import", help="move from Anitya: import its database or what its API shows").add_subparsers(
+        dest="import_command", required=True)
+    from_db = imports.add_parser("anitya-db", help="import an Anitya database (read-only): every project, version, "
+                                                   "package, flag, user and token; resumable and idempotent")
+    from_db.add_argument("url", metavar="URL", help="sqlite:////path/anitya.sqlite or postgresql://user@host/anitya")
+    from_db.add_argument("--batch-size", type=_positive_int, default=1000, metavar="N",
+                         help="projects per transaction (default 1000)")
+    from_api = imports.add_parser("anitya-api", help="import what an Anitya instance's public API shows "
+                                                     "(projects, versions, packages); resumable and idempotent")
+    from_api.add_argument("url", metavar="BASE_URL", help="e.g. https://release-monitoring.org")
+    from_api.add_argument("--rate", type=float, default=2.0, metavar="PER_SECOND",
+                          help="at most this many requests per second (default 2)")
+    from_api.add_argument("--items-per-page", type=_positive_int, default=250, metavar="N",
+                          help="projects and packages per page (default 250, Anitya's maximum)")
+    from_api.add_argument("--version-dates", action="store_true",
+                          help="also ask /api/v2/versions/ of every project, for when its newest version was found "
+                               "(one more request per project)")
+    for command in (from_db, from_api):
+        command.add_argument("--publish-events", action="store_true",
+                             help="announce imported projects and mappings on the bus (default: announce nothing)")
+        command.add_argument("--restart", action="store_true",
+                             help="start from the beginning rather than where an interrupted run stopped")
+        command.add_argument("--quiet", action="store_true", help="no progress display")
+        command.add_argument("--json", action="store_true", help="the final report as JSON")
+        command.set_defaults(func=_cmd_import)
 
     serve = sub.add_parser("serve", help="serve the HTTP API and web pages (waitress)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
