@@ -59,19 +59,35 @@ def timeline(versions: list[VersionRow]) -> dict[str, Any] | None:
         return None
     start, end = dated[0].found_on, dated[-1].found_on
     span = (end - start).total_seconds() or 1.0
-    points = []
-    for index, version in enumerate(dated):
-        x = _LEFT + (_RIGHT - _LEFT) * (version.found_on - start).total_seconds() / span
-        points.append({"x": round(x, 1), "version": version, "label": index in _labelled(len(dated))})
+    points = [{"x": round(_LEFT + (_RIGHT - _LEFT) * (v.found_on - start).total_seconds() / span, 1),
+               "version": v, "label": None, "anchor": "middle"} for v in dated]
+    _place_labels(points)
     return {"points": points, "start": start, "end": end, "width": _WIDTH}
 
 
-def _labelled(count: int, most: int = 5) -> set[int]:
-    """Which of *count* points get a text label: the first, the last and a few between."""
-    if count <= most:
-        return set(range(count))
-    step = (count - 1) / (most - 1)
-    return {round(step * index) for index in range(most)}
+#: the least distance between two labels on the timeline, and how many labels at most
+_LABEL_GAP = 56
+_LABELS = 6
+
+
+def _place_labels(points: list[dict[str, Any]]) -> None:
+    """Label the newest point, then older ones where a label fits without overlapping; a label also
+    counts the unlabelled versions drawn nearest to it ("2.1 (+2 more)")."""
+    labelled: list[dict[str, Any]] = []
+    for point in reversed(points):
+        if len(labelled) < _LABELS and all(abs(point["x"] - other["x"]) >= _LABEL_GAP for other in labelled):
+            labelled.append(point)
+    if not labelled:
+        return
+    more = {id(point): 0 for point in labelled}
+    for point in points:
+        if id(point) not in more:
+            more[id(min(labelled, key=lambda other: abs(other["x"] - point["x"])))] += 1
+    for point in labelled:
+        extra = more[id(point)]
+        point["label"] = point["version"].shown + (f" (+{extra} more)" if extra else "")
+        x = point["x"]
+        point["anchor"] = "start" if x - _LEFT < 40 else ("end" if _RIGHT - x < 40 else "middle")
 
 
 PROJECT = browse.Prepared(lambda pid: Project.select().where(Project.id == pid))

@@ -83,3 +83,10 @@ def test_unknown_feeds_are_404(api, path):
 def test_an_empty_feed_is_still_valid(api):
     feed = parsed(api.get("/feeds/recent.atom"))
     assert feed.entries == []
+
+
+def test_pages_link_their_feeds(api, catalogue):
+    assert f'href="/feeds/project/{catalogue["geany"]}.atom"' in api.get(f"/project/{catalogue['geany']}/").text
+    assert 'href="/feeds/distro/Fedora.atom"' in api.get("/distro/Fedora/").text
+    assert 'href="/feeds/ecosystem/pypi.atom"' in api.get("/projects/", params={"ecosystem": "pypi"}).text
+    assert 'href="/feeds/recent.atom"' in api.get("/").text
