@@ -70,6 +70,47 @@ def resolve_scheme_name(
     return plugins.schemes.canonical_name(chosen or GLOBAL_DEFAULT_SCHEME)
 
 
+def validate_project(plugins: Plugins, project: Any) -> dict[str, str | None]:
+    """Check the rules of *project* (a model, a spec or a dict of fields), stored or not.
+
+    The one validation of a project's description beyond field types: the
+    backend and scheme exist, the regex compiles, a backend that needs a
+    version URL has one, and the version rules build (a Calendar pattern).
+
+    :returns: the canonical ``backend`` and ``version_scheme`` names ("pypi" → "PyPI").
+    :raises FieldError: naming the field at fault.
+    """
+    from .check.regex import DEFAULT_ALIAS, InvalidRegexError, compile_user_regex
+    from .errors import ConfigError, FieldError, UnknownNameError
+
+    get = project.get if isinstance(project, Mapping) else lambda key: getattr(project, key, None)
+    try:
+        backend = plugins.backends.get(get("backend") or "")
+    except UnknownNameError as exc:
+        raise FieldError("backend", str(exc)) from None
+    scheme = get("version_scheme") or None
+    if scheme:
+        try:
+            scheme = plugins.schemes.canonical_name(scheme)
+        except UnknownNameError as exc:
+            raise FieldError("version_scheme", str(exc)) from None
+    regex = get("regex")
+    if regex and regex != DEFAULT_ALIAS:
+        try:
+            compile_user_regex(regex)
+        except InvalidRegexError as exc:
+            raise FieldError("regex", str(exc)) from None
+    if getattr(backend, "required_version_url", False) and not get("version_url"):
+        raise FieldError("version_url", f"backend {backend.name!r} requires version_url")
+    candidate = {**project_fields(project), "backend": backend.name, "version_scheme": scheme,
+                 "ecosystem_name": assign_ecosystem(plugins, backend.name, get("homepage") or "").name}
+    try:
+        scheme_for(plugins, candidate)
+    except ConfigError as exc:
+        raise FieldError("version_pattern", f"version_pattern is invalid: {exc}") from None
+    return {"backend": backend.name, "version_scheme": scheme}
+
+
 def _default(plugins: Plugins, ecosystem_name: str | None, backend: str | None, attribute: str) -> str | None:
     """The ecosystem's value of class attribute *attribute*, else the backend's (None if neither gives one)."""
     for found in (plugins.ecosystems.find(ecosystem_name), plugins.backends.find(backend)):
@@ -124,4 +165,5 @@ def scheme_for(plugins: Plugins, project: Any) -> VersionScheme:
 
 
 __all__ = ["EcosystemAssignment", "GLOBAL_DEFAULT_SCHEME", "RULE_FIELDS", "UnknownSchemeError", "assign_ecosystem",
-           "ecosystem_value", "project_fields", "resolve_scheme_name", "scheme_for", "version_rules"]
+           "ecosystem_value", "project_fields", "resolve_scheme_name", "scheme_for", "validate_project",
+           "version_rules"]

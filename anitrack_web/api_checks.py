@@ -26,8 +26,7 @@ from .errors import api_error
 from .params import MAX_ID, Field, Invalid, read_body
 
 log = logging.getLogger(__name__)
-EDITABLE = ("name", "homepage", "backend", "version_url", "version_scheme", "version_pattern", "version_prefix",
-            "pre_release_filter", "version_filter", "regex")
+EDITABLE = projects.DESCRIPTION_FIELDS
 VERSION_CHECK_FIELDS = [Field("id", int, minimum=1, maximum=MAX_ID), *(Field(name) for name in EDITABLE),
                         Field("insecure", bool, nullable=False), Field("releases_only", bool, nullable=False),
                         Field("dry_run", bool, nullable=False)]

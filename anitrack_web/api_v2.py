@@ -19,16 +19,8 @@ from .params import MAX_ID, PAGING, Field, Invalid, read_body, read_query
 from .views import iso_utc
 
 PROJECT_FIELDS = [
-    Field("name", required=True, nullable=False),
-    Field("homepage", required=True, nullable=False),
-    Field("backend", required=True, nullable=False),
-    Field("version_url"),
-    Field("version_scheme"),
-    Field("version_pattern"),
-    Field("version_prefix"),
-    Field("pre_release_filter"),
-    Field("version_filter"),
-    Field("regex"),
+    *(Field(name, required=name in projects.REQUIRED_FIELDS, nullable=name not in projects.REQUIRED_FIELDS)
+      for name in projects.DESCRIPTION_FIELDS),
     Field("insecure", bool, nullable=False),
     Field("check_release", bool, nullable=False),
 ]

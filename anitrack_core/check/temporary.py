@@ -5,10 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..errors import AnitrackError, ConfigError, FieldError
 from ..listing import list_versions
-from ..resolve import assign_ecosystem, scheme_for
-from .regex import InvalidRegexError, compile_user_regex
+from ..resolve import assign_ecosystem, validate_project
 from .spec import ProjectSpec
 
 if TYPE_CHECKING:
@@ -28,35 +26,13 @@ def temporary_spec(fields: dict[str, Any]) -> ProjectSpec:
 
 
 def validate_spec(checker: Checker, spec: ProjectSpec) -> ProjectSpec:
-    """Canonical names and checked rules, as for a stored project.
+    """Canonical names and checked rules, as for a stored project (:func:`validate_project`).
 
     :raises FieldError: naming the field at fault.
     """
-    plugins = checker.plugins
-    try:
-        backend = plugins.backends.get(spec.backend)
-    except AnitrackError as exc:
-        raise FieldError("backend", str(exc)) from None
-    scheme_name = spec.version_scheme
-    if scheme_name:
-        try:
-            scheme_name = plugins.schemes.canonical_name(scheme_name)
-        except AnitrackError as exc:
-            raise FieldError("version_scheme", str(exc)) from None
-    if spec.regex and spec.regex != "DEFAULT":
-        try:
-            compile_user_regex(spec.regex)
-        except InvalidRegexError as exc:
-            raise FieldError("regex", str(exc)) from None
-    if getattr(backend, "required_version_url", False) and not spec.version_url:
-        raise FieldError("version_url", f"backend {backend.name!r} requires version_url")
-    ecosystem = assign_ecosystem(plugins, backend.name, spec.homepage).name
-    spec = replace(spec, backend=backend.name, version_scheme=scheme_name, ecosystem_name=ecosystem)
-    try:
-        scheme_for(plugins, spec)
-    except ConfigError as exc:
-        raise FieldError("version_pattern", f"version_pattern is invalid: {exc}") from None
-    return spec
+    names = validate_project(checker.plugins, spec)
+    return replace(spec, **names, ecosystem_name=assign_ecosystem(checker.plugins, names["backend"],
+                                                                   spec.homepage).name)
 
 
 def check_temporary(checker: Checker, spec: ProjectSpec) -> dict[str, Any]:

@@ -14,11 +14,10 @@ from typing import TYPE_CHECKING, Any
 import peewee
 
 from .. import events
-from ..errors import AlreadyExistsError, ConfigError, FieldError, UnknownNameError
-from ..check.regex import DEFAULT_ALIAS, InvalidRegexError, compile_user_regex
+from ..errors import AlreadyExistsError, FieldError
 from ..events import messages
 from ..listing import SchemeCache, list_versions
-from ..resolve import assign_ecosystem, scheme_for
+from ..resolve import assign_ecosystem, scheme_for, validate_project
 from .listings import refresh_listings
 from .models import Project, ProjectVersion, utcnow
 
@@ -32,17 +31,20 @@ EDITABLE_FIELDS: dict[str, int | None] = {
     "homepage": 1024,
     "backend": 200,
     "version_url": 1024,
-    "regex": 4096,
-    "version_prefix": 1024,
     "version_scheme": 50,
     "version_pattern": 200,
+    "version_prefix": 1024,
     "pre_release_filter": 4096,
     "version_filter": 4096,
+    "regex": 4096,
     "insecure": None,
     "releases_only": None,
     "archived": None,
 }
-_REQUIRED = ("name", "homepage", "backend")
+REQUIRED_FIELDS = ("name", "homepage", "backend")
+#: the fields that describe where and how to find a project's versions (what clients send and a dry run
+#: checks): the text fields above; the API's lists are made from it
+DESCRIPTION_FIELDS = tuple(key for key, limit in EDITABLE_FIELDS.items() if limit is not None)
 #: fields whose change alters how the project's versions are listed
 LISTING_FIELDS = {"backend", "ecosystem_name", "version_scheme", "version_prefix", "pre_release_filter",
                   "version_filter", "version_pattern"}
@@ -66,35 +68,16 @@ def _clean(fields: dict[str, Any]) -> dict[str, Any]:
         value = value.strip() if isinstance(value, str) else None
         if value and len(value) > limit:
             raise FieldError(key, f"{key} is too long ({len(value)} characters, at most {limit})")
-        if key in _REQUIRED and not value:
+        if key in REQUIRED_FIELDS and not value:
             raise FieldError(key, f"{key} is required")
         clean[key] = value or None
     return clean
 
 
 def _validate(plugins: Plugins, project: Project) -> None:
-    """Canonicalise backend and scheme names and check the version rules."""
-    try:
-        backend = plugins.backends.get(project.backend)
-    except UnknownNameError as exc:
-        raise FieldError("backend", str(exc)) from None
-    project.backend = backend.name
-    if project.version_scheme:
-        try:
-            project.version_scheme = plugins.schemes.canonical_name(project.version_scheme)
-        except UnknownNameError as exc:
-            raise FieldError("version_scheme", str(exc)) from None
-    if project.regex and project.regex != DEFAULT_ALIAS:
-        try:
-            compile_user_regex(project.regex)
-        except InvalidRegexError as exc:
-            raise FieldError("regex", str(exc)) from None
-    if getattr(backend, "required_version_url", False) and not project.version_url:
-        raise FieldError("version_url", f"backend {backend.name!r} requires version_url")
-    try:
-        scheme_for(plugins, project)
-    except ConfigError as exc:
-        raise FieldError("version_pattern", f"version_pattern is invalid: {exc}") from None
+    """Canonicalise backend and scheme names and check the version rules (:func:`validate_project`)."""
+    for key, value in validate_project(plugins, project).items():
+        setattr(project, key, value)
 
 
 def _apply_ecosystem(plugins: Plugins, project: Project) -> None:
@@ -112,7 +95,7 @@ def create_project(plugins: Plugins, *, agent: str | None = None, **fields: Any)
     :raises AlreadyExistsError: the name is taken in the project's ecosystem;
         ``exc.existing`` is that project.
     """
-    missing = [key for key in _REQUIRED if key not in fields]
+    missing = [key for key in REQUIRED_FIELDS if key not in fields]
     if missing:
         raise FieldError(missing[0], f"{missing[0]} is required")
     clean = _clean(fields)

@@ -264,3 +264,13 @@ def test_access_token_query_parameter_is_accepted_where_documented_only(api):
                       json={"distribution": "Fedora", "package_name": "x", "project_name": "tokenless",
                             "project_ecosystem": "pypi"})
     assert answer.status_code == 401 and answer.headers["WWW-Authenticate"] == "Token"
+
+
+def test_the_documents_project_fields_are_the_stores():
+    """The fields of a project are listed once (anitrack_core.db.projects); the document must follow."""
+    from anitrack_core.db.projects import DESCRIPTION_FIELDS
+
+    schemas = load_document()["components"]["schemas"]
+    assert list(schemas["ProjectCreate"]["properties"]) == [*DESCRIPTION_FIELDS, "insecure", "check_release"]
+    assert list(schemas["VersionCheck"]["properties"]) == ["id", *DESCRIPTION_FIELDS, "insecure", "releases_only",
+                                                           "dry_run"]
