@@ -90,7 +90,8 @@ def test_catastrophic_backtracking_ends_in_bounded_time():
     started = time.monotonic()
     with pytest.raises(BackendError) as info:
         versions_from_text(page, r"(a+)+$", project_name="proj", url=URL, timeout=1)
-    assert time.monotonic() - started < 3
+    # without the timeout this match would run for ages; the bound leaves room for a loaded CI machine
+    assert time.monotonic() - started < 30
     assert str(info.value) == (
         f"proj: the regular expression took longer than 1 s on the page at {URL} and should be simplified - (a+)+$"
     )
