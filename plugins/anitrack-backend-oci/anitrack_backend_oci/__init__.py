@@ -110,6 +110,11 @@ def challenge(header: str) -> tuple[str, dict[str, str]]:
     return scheme.lower(), params
 
 
+def _origin(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    return parts.scheme.lower(), parts.netloc.lower()
+
+
 def next_page(link: str | None, url: str) -> str | None:
     """The next page's URL from a ``Link`` header, resolved against *url*, or None."""
     found = _NEXT_LINK.search(link or "")
@@ -162,6 +167,8 @@ class ContainerRegistryBackend(Backend):
             following = next_page(response.headers.get("Link"), response.url)
             if not following or number == MAX_PAGES:
                 break
+            if _origin(following) != _origin(url):  # the token is the registry's: never sent elsewhere
+                headers.pop("Authorization", None)
             url = following
             response = http.get(url, headers=headers)
         return tags

@@ -134,6 +134,15 @@ def test_pages_follow_the_link_header(fake_upstream, anitrack_http):
     assert "If-Modified-Since" not in last.headers and "If-None-Match" not in last.headers
 
 
+def test_the_token_is_not_sent_to_another_host(fake_upstream, anitrack_http):
+    other = f"http://localhost:{fake_upstream.server.server_address[1]}"
+    with_token(fake_upstream, Answer(200, tags("1"), {"Link": f'<{other}/v2/ns/app/tags/list?last=1>; rel="next"'}))
+    fake_upstream.route("/v2/ns/app/tags/list?last=1", Answer(200, tags("2")))
+    assert versions(fake_upstream, anitrack_http) == ["1", "2"]
+    assert "Authorization" not in fake_upstream.requests[-1].headers
+    assert fake_upstream.requests[-2].headers["Authorization"] == "Bearer t0k"
+
+
 def test_pages_are_bounded(fake_upstream, anitrack_http):
     fake_upstream.route(PATH, Answer(200, tags("1"), {"Link": '</v2/ns/app/tags/list?last=1>; rel="next"'}))
     fake_upstream.route("/v2/ns/app/tags/list?last=1",
