@@ -45,8 +45,7 @@ def _both(*paths: str) -> list[str]:
     return [form for path in paths for form in (path, path + "/")]
 
 
-def search_page(ctx: WebContext, pattern: str, *, distro: Any = None, exact: bool | None = None,
-                status: int = 200) -> str:
+def search_page(ctx: WebContext, pattern: str, *, distro: Any = None, exact: bool | None = None) -> str:
     """The search results (of one distribution when *distro*), or a redirect to the one exact hit."""
     filters = browse.Filters()
     pattern = filters.text("pattern") if "pattern" in request.query else pattern.strip()
@@ -64,8 +63,8 @@ def search_page(ctx: WebContext, pattern: str, *, distro: Any = None, exact: boo
             flash("Only one project matches exactly; here it is.", "info")
             redirect(f"/project/{rows[0]['id']}/", 302)
     where = f" in {distro.name}" if distro else ""
-    return ctx.render("projects.html", status=filters.status if filters.errors else status, mode="search", rows=rows,
-                      pager=pager, filters=filters.values, errors=filters.errors, sorts=browse.SortLinks(sort),
+    return ctx.render("projects.html", status=filters.status, mode="search", rows=rows, pager=pager,
+                      filters=filters.values, errors=filters.errors, sorts=browse.SortLinks(sort),
                       title=f"Projects matching {pattern}{where}" if pattern.strip("*") else f"All projects{where}",
                       action=browse.distro_search_path(distro) if distro else "/projects/search/",
                       distro=distro, exact=exact, pattern=pattern, status_labels=browse.STATUS_LABELS)
