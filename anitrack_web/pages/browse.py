@@ -43,9 +43,9 @@ LOG_COLUMNS = (*LIST_COLUMNS, Project.created_on, Project.last_check, Project.lo
 #: ``?sort=`` keys: what a person clicks, and the expression sorted on
 SORT_KEYS: dict[str, Callable[[], Any]] = {
     "name": lambda: queries.ordered(Project.name_key),
-    "homepage": lambda: fn.LOWER(Project.homepage),
-    "backend": lambda: fn.LOWER(Project.backend),
-    "latest": lambda: Project.latest_version,
+    "homepage": lambda: queries.ordered(fn.LOWER(Project.homepage)),
+    "backend": lambda: queries.ordered(fn.LOWER(Project.backend)),
+    "latest": lambda: queries.ordered(Project.latest_version),
     "updated": lambda: Project.updated_on,
 }
 SORT_LABELS = {"name": "Name", "homepage": "Homepage", "backend": "Backend", "latest": "Latest version",
@@ -131,10 +131,13 @@ class SortLinks:
 
 
 def sorted_by(query: peewee.SelectQuery, sort: str) -> peewee.SelectQuery:
-    """*query* ordered by the ``?sort=`` value *sort* (``-`` = descending), then by id."""
+    """*query* ordered by the ``?sort=`` value *sort* (``-`` = descending), then by id.
+
+    Empty values (a project without a version) come last either way, on every database.
+    """
     key = sort.lstrip("-") or "name"
     expression = SORT_KEYS[key]()
-    order = expression.desc() if sort.startswith("-") else expression.asc()
+    order = expression.desc(nulls="LAST") if sort.startswith("-") else expression.asc(nulls="LAST")
     return query.order_by(order, Project.id)
 
 
@@ -142,8 +145,13 @@ TIME_COLUMNS = ("created_on", "updated_on", "last_check", "next_check")
 
 
 def with_times(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """*found* rows with their timestamp columns as datetimes (SQLite gives text)."""
+    """*found* rows with their timestamp columns as datetimes (SQLite gives text), and ``updated_day``,
+    the day of ``updated_on`` as ``YYYY-MM-DD`` (the projects tables show it; formatting it here costs
+    far less than a template filter per row)."""
     for row in found:
+        if "updated_on" in row:
+            updated = row["updated_on"]
+            row["updated_day"] = updated[:10] if isinstance(updated, str) else updated.date().isoformat()
         for name in TIME_COLUMNS:
             if name in row:
                 row[name] = queries.timestamp(row[name])
@@ -170,9 +178,8 @@ def like_anywhere(text: str) -> str:
     return queries.like_pattern(f"*{text}*")
 
 
-def matching(q: str) -> Any:
-    """Projects whose name, a mapped package name, homepage or backend contains *q* (ignoring case)."""
-    like = like_anywhere(q)
+def matching(like: str) -> Any:
+    """Projects whose name, a mapped package name, homepage or backend matches the LIKE pattern *like*."""
     by_package = Package.select(Package.project).where(queries.matches(Package.package_key, like))
     return (queries.matches(Project.name_key, like) | Project.id.in_(by_package)
             | queries.matches(fn.LOWER(Project.homepage), like) | queries.matches(fn.LOWER(Project.backend), like))
@@ -200,40 +207,87 @@ def search(pattern: str, *, exact: bool, distro: Distro | None = None) -> peewee
 
 
 class Prepared:
-    """A query of one shape, its SQL built once per database and run with a new value each time.
+    """A query of one shape, its SQL built once per kind of database and run with new values each time.
 
-    On a small page peewee's building of the SQL costs more than SQLite's running
-    of it; the project page runs the same few queries for every project.
-    *build* makes the query for a value; every parameter equal to that value is
-    replaced by the value of the call (the others are constants of the shape).
+    On a small page peewee's building of the SQL costs more than SQLite's
+    running of it, and a page runs queries of the same few shapes again and
+    again.  *build* makes the query from keyword values; *kinds* names them
+    with their type (``int`` or ``str``).  The query is built once with a
+    marker for each value, and the parameters equal to a marker are the
+    slots the values of a call go into (the others are constants of the shape).
     """
 
-    _MARK = -7_340_032_517  # an id no row has: tells the value's parameters from the constants
-
-    def __init__(self, build: Callable[[Any], peewee.Query]) -> None:
+    def __init__(self, build: Callable[..., peewee.Query], **kinds: type) -> None:
         self._build = build
-        self._compiled: dict[int, tuple[str, list[Any], list[int]]] = {}
+        # markers no real value equals: negative ids, strings holding NUL
+        self._marks = {name: (-7_340_032_517 - index if kind is int else f"\x00{name}\x00")
+                       for index, (name, kind) in enumerate(kinds.items())}
+        #: per kind of database (the SQL depends on its dialect only)
+        self._compiled: dict[type, tuple[str, list[Any], list[tuple[int, str]]]] = {}
 
-    def _execute(self, value: int) -> Any:
-        db = database_proxy.obj
-        compiled = self._compiled.get(id(db))
+    def _execute(self, values: dict[str, Any]) -> Any:
+        dialect = type(database_proxy.obj)
+        compiled = self._compiled.get(dialect)
         if compiled is None:
-            sql, params = self._build(self._MARK).sql()
-            compiled = self._compiled[id(db)] = (sql, list(params),
-                                                 [i for i, p in enumerate(params) if p == self._MARK])
+            sql, params = self._build(**self._marks).sql()
+            slots = [(index, name) for index, param in enumerate(params)
+                     for name, mark in self._marks.items() if type(param) is type(mark) and param == mark]
+            compiled = self._compiled[dialect] = (sql, list(params), slots)
         sql, params, slots = compiled
-        values = list(params)
-        for slot in slots:
-            values[slot] = value
-        return database_proxy.execute_sql(sql, values)
+        bound = list(params)
+        for index, name in slots:
+            bound[index] = values[name]
+        return database_proxy.execute_sql(sql, bound)
 
-    def tuples(self, value: int) -> list[tuple[Any, ...]]:
-        return list(self._execute(value).fetchall())
+    def tuples(self, **values: Any) -> list[tuple[Any, ...]]:
+        return list(self._execute(values).fetchall())
 
-    def dicts(self, value: int) -> list[dict[str, Any]]:
-        cursor = self._execute(value)
+    def dicts(self, **values: Any) -> list[dict[str, Any]]:
+        cursor = self._execute(values)
         names = [column[0] for column in cursor.description]
         return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def projects_query(sort: str, status: str = "", *, like: str | None = None, ecosystem: str | None = None,
+                   backend: str | None = None, distro: int | None = None) -> peewee.SelectQuery:
+    """The projects list: containing *like* (a LIKE pattern) in a name, package, homepage or backend, of the
+    case-folded *ecosystem*, of *backend*, of the ``?status=`` *status*, packaged in the distribution *distro*."""
+    query = Project.select(*LIST_COLUMNS)
+    if like is not None:
+        query = query.where(matching(like))
+    if ecosystem is not None:
+        query = query.where(Project.ecosystem_key == ecosystem)
+    if backend is not None:
+        query = query.where(Project.backend == backend)
+    if status:
+        query = query.where(STATUS_FILTERS[status]())
+    if distro is not None:
+        query = query.where(Project.id.in_(Package.select(Package.project).where(Package.distro == distro)))
+    return sorted_by(query, sort)
+
+
+_LIST_KINDS = {"like": str, "ecosystem": str, "backend": str, "distro": int}
+#: (sort, status, the filters given) -> the count and the page queries of that shape
+_LISTS: dict[tuple[str, str, tuple[str, ...]], tuple[Prepared, Prepared]] = {}
+
+
+def listed_projects(sort: str, status: str = "", **filters: Any) -> tuple[Pager, list[dict[str, Any]]]:
+    """The pager and the rows of the current page of :func:`projects_query` (two queries, SQL built once)."""
+    key = (sort, status, tuple(sorted(filters)))
+    prepared = _LISTS.get(key)
+    if prepared is None:
+        kinds = {name: _LIST_KINDS[name] for name in key[2]}
+        prepared = _LISTS[key] = (
+            Prepared(lambda **marks: projects_query(sort, status, **marks).select(fn.COUNT(Project.id)).order_by(),
+                     **kinds),
+            Prepared(lambda limit, offset, **marks: projects_query(sort, status, **marks).limit(limit).offset(offset),
+                     limit=int, offset=int, **kinds))
+    count, page_rows = prepared
+    page = page_number()
+    total = count.tuples(**filters)[0][0]
+    found = page_rows.dicts(limit=PER_PAGE, offset=(page - 1) * PER_PAGE, **filters) \
+        if total > (page - 1) * PER_PAGE else []
+    return Pager(page, PER_PAGE, total), with_times(found)
 
 
 # ---------------------------------------------------------------- a project's history in words

@@ -14,7 +14,7 @@ from bottle import Bottle, HTTPError
 import peewee
 from peewee import fn
 
-from anitrack_core.db.models import Distro, Package, Project
+from anitrack_core.db.models import Distro, Package
 
 from .. import queries
 from . import browse
@@ -61,9 +61,7 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
         rows: list[dict[str, Any]] = []
         pager = Pager(1, browse.PER_PAGE, 0)
         if not filters.errors:
-            query = Project.select(*browse.LIST_COLUMNS).where(
-                Project.id.in_(Package.select(Package.project).where(Package.distro == distro.id)))
-            pager, rows = browse.page_of_projects(browse.sorted_by(query, sort))
+            pager, rows = browse.listed_projects(sort, distro=distro.id)
         return ctx.render("projects.html", status=filters.status, mode="distro", rows=rows, pager=pager,
                           filters=filters.values, errors=filters.errors, sorts=browse.SortLinks(sort),
                           title=f"Projects packaged in {distro.name}", action=browse.distro_search_path(distro),

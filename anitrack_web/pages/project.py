@@ -90,17 +90,21 @@ def _place_labels(points: list[dict[str, Any]]) -> None:
         point["anchor"] = "start" if x - _LEFT < 40 else ("end" if _RIGHT - x < 40 else "middle")
 
 
-PROJECT = browse.Prepared(lambda pid: Project.select().where(Project.id == pid))
-PACKAGES = browse.Prepared(lambda pid: Package.select(Package.id, Distro.name, Package.package_name).join(Distro)
-                           .where(Package.project == pid)
-                           .order_by(queries.ordered(Distro.name_key), queries.ordered(Package.package_name)))
-VERSIONS = browse.Prepared(lambda pid: ProjectVersion.select(ProjectVersion.version, ProjectVersion.created_on,
-                                                             ProjectVersion.commit_url)
-                           .where(ProjectVersion.project == pid))
-OPEN_FLAGS = browse.Prepared(lambda pid: ProjectFlag.select(ProjectFlag.id, ProjectFlag.reason, ProjectFlag.user,
-                                                            ProjectFlag.created_on)
-                             .where((ProjectFlag.project == pid) & (ProjectFlag.state == "open"))
-                             .order_by(ProjectFlag.id.desc()))
+PROJECT = browse.Prepared(lambda pid: Project.select().where(Project.id == pid), pid=int)
+PACKAGES = browse.Prepared(
+    lambda pid: (Package.select(Package.id, Distro.name, Package.package_name).join(Distro)
+                 .where(Package.project == pid)
+                 .order_by(queries.ordered(Distro.name_key), queries.ordered(Package.package_name))),
+    pid=int)
+VERSIONS = browse.Prepared(
+    lambda pid: (ProjectVersion.select(ProjectVersion.version, ProjectVersion.created_on, ProjectVersion.commit_url)
+                 .where(ProjectVersion.project == pid)),
+    pid=int)
+OPEN_FLAGS = browse.Prepared(
+    lambda pid: (ProjectFlag.select(ProjectFlag.id, ProjectFlag.reason, ProjectFlag.user, ProjectFlag.created_on)
+                 .where((ProjectFlag.project == pid) & (ProjectFlag.state == "open"))
+                 .order_by(ProjectFlag.id.desc())),
+    pid=int)
 
 
 def add_routes(app: Bottle, ctx: WebContext) -> None:
@@ -115,7 +119,7 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
         scheme = ctx.schemes.for_project(row)
         listing = ctx.views.listings([row])[row["id"]]
         stable = set(listing.stable_versions)
-        found = VERSIONS.tuples(row["id"])
+        found = VERSIONS.tuples(pid=row["id"])
         by_shown: dict[str, tuple[str, Any, Any]] = {}
         hidden = []
         for raw, created_on, commit_url in found:
@@ -134,12 +138,12 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
         user = current_user()
         admin = bool(user and user.admin)
         project_id = row["id"]
-        packages = PACKAGES.tuples(project_id)
+        packages = PACKAGES.tuples(pid=project_id)
         mappings = [{"id": pid, "distro": distro, "package": name, "url": package_url(distro, name),
                      "delete_path": f"/project/{project_id}/delete/{quote(distro, safe='')}/{quote(name, safe='/')}"}
                     for pid, distro, name in packages]
         versions = versions_of(row)
-        flags = browse.with_times(OPEN_FLAGS.dicts(project_id))
+        flags = browse.with_times(OPEN_FLAGS.dicts(pid=project_id))
         history = [(change, browse.describe(change)) for change in project_history(project_id, limit=50)]
         visible = [v for v in versions if not v.hidden]
         newest = visible[0] if visible else None
@@ -152,7 +156,7 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
         query = browse.search(name, exact=True)
         found = list(query.select(Project.id).limit(2).tuples())
         if len(found) == 1:
-            return project_page(browse.with_times(PROJECT.dicts(found[0][0]))[0])
+            return project_page(browse.with_times(PROJECT.dicts(pid=found[0][0]))[0])
         if not found:
             raise HTTPError(404, f"There is no project or package named {name}.")
         return search_page(ctx, name, exact=True)
@@ -160,7 +164,7 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
     @app.get(["/project/<key>", "/project/<key>/"])
     def project(key: str) -> str:
         if key.isdigit() and len(key) < 19:
-            found = browse.with_times(PROJECT.dicts(int(key)))
+            found = browse.with_times(PROJECT.dicts(pid=int(key)))
             if not found:
                 raise HTTPError(404, f"There is no project {key}.")
             return project_page(found[0])

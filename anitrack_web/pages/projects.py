@@ -45,8 +45,7 @@ def _both(*paths: str) -> list[str]:
     return [form for path in paths for form in (path, path + "/")]
 
 
-def search_page(ctx: WebContext, pattern: str, *, distro: Any = None, exact: bool | None = None,
-                status: int = 200) -> str:
+def search_page(ctx: WebContext, pattern: str, *, distro: Any = None, exact: bool | None = None) -> str:
     """The search results (of one distribution when *distro*), or a redirect to the one exact hit."""
     filters = browse.Filters()
     pattern = filters.text("pattern") if "pattern" in request.query else pattern.strip()
@@ -57,14 +56,14 @@ def search_page(ctx: WebContext, pattern: str, *, distro: Any = None, exact: boo
     rows: list[dict[str, Any]] = []
     pager = browse.Pager(1, browse.PER_PAGE, 0)
     if not filters.errors:
-        pager, rows = browse.page_of_projects(browse.sorted_by(browse.search(pattern, exact=exact, distro=distro),
-                                                               sort))
+        found = browse.search(pattern, exact=exact, distro=distro)
+        pager, rows = browse.page_of_projects(browse.sorted_by(found, sort))
         wanted = pattern.replace("*", "").casefold()
         if pager.total == 1 and rows and rows[0]["name"].casefold() == wanted:
             flash("Only one project matches exactly; here it is.", "info")
             redirect(f"/project/{rows[0]['id']}/", 302)
     where = f" in {distro.name}" if distro else ""
-    return ctx.render("projects.html", status=filters.status if filters.errors else status, mode="search", rows=rows, pager=pager,
+    return ctx.render("projects.html", status=filters.status, mode="search", rows=rows, pager=pager,
                       filters=filters.values, errors=filters.errors, sorts=browse.SortLinks(sort),
                       title=f"Projects matching {pattern}{where}" if pattern.strip("*") else f"All projects{where}",
                       action=browse.distro_search_path(distro) if distro else "/projects/search/",
@@ -89,16 +88,9 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
         rows: list[dict[str, Any]] = []
         pager = browse.Pager(1, browse.PER_PAGE, 0)
         if not filters.errors:
-            query = Project.select(*browse.LIST_COLUMNS)
-            if q:
-                query = query.where(browse.matching(q))
-            if ecosystem:
-                query = query.where(Project.ecosystem_key == ecosystem.casefold())
-            if backend:
-                query = query.where(Project.backend == backend)
-            if status:
-                query = query.where(browse.STATUS_FILTERS[status]())
-            pager, rows = browse.page_of_projects(browse.sorted_by(query, sort))
+            given = {"like": browse.like_anywhere(q) if q else None,
+                     "ecosystem": ecosystem.casefold() if ecosystem else None, "backend": backend or None}
+            pager, rows = browse.listed_projects(sort, status, **{k: v for k, v in given.items() if v is not None})
         return ctx.render("projects.html", status=filters.status, mode="all", rows=rows, pager=pager,
                           filters=filters.values, errors=filters.errors, sorts=browse.SortLinks(sort),
                           title="Projects", action="/projects/", backends=backend_names(),

@@ -281,6 +281,19 @@ def test_history_shows_a_mapping_made_through_the_api(api, catalogue):
     assert "Mapped to the package alpha-pkg of Debian." in text_of(get(api, "/changes/").text)
 
 
+def test_history_says_what_an_edit_changed(api, catalogue):
+    from anitrack_core.db.projects import update_project
+
+    pid = catalogue["gamma"]
+    with api.runtime.db.connection_context():
+        update_project(api.runtime.plugins, Project.get_by_id(pid), agent="alice",
+                       homepage="https://gamma.example.org/", version_filter="rc")
+    text = text_of(get(api, f"/project/{pid}/").text)
+    assert ("alice Edited: ecosystem changed from https://gamma.example/ to https://gamma.example.org/; "
+            "homepage changed from https://gamma.example/ to https://gamma.example.org/; "
+            "version filter changed from nothing to rc." in text)
+
+
 # ---------------------------------------------------------------- distributions
 
 def test_distros_list_and_a_distros_projects(api, catalogue, people):
