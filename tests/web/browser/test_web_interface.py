@@ -173,3 +173,11 @@ def test_a_contributor_and_an_administrator_look_after_a_project(api, new_page, 
                        ("/settings/", None), ("/settings/webhooks/", None)):
         assert visits.go(root, path, shot).status == 200, path
     assert not visits.problems, "\n".join(visits.problems)
+
+    # readable on a phone: no page is wider than the screen (wide tables scroll in their own box)
+    alice.set_viewport_size({"width": 390, "height": 844})
+    for path in ("/", "/projects/", f"/project/{pid}/", "/distros/", "/distro/Fedora/", "/project/new",
+                 "/settings/", "/changes/", "/logs"):
+        alice.goto(api.base + path)
+        width = alice.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert width[0] <= width[1], f"{path} is {width[0]} px wide on a {width[1]} px screen"
