@@ -5,10 +5,13 @@ added by each batch in that batch's own transaction (so they always match what
 was saved), and it ends ``finished``, ``failed`` (the database refused a batch;
 ``cause`` says why) or ``interrupted`` (stopped, or its process was killed).
 
-A killed process cannot write its own end: a ``started`` record whose process
-is gone is shown as ``interrupted`` (:func:`shown_state`) and written so by the
-next pass (:func:`close_abandoned`).  A process on this machine is known gone
-at once; one on another machine when its pass has saved nothing for
+A killed process cannot write its own end, and a pass that failed because the
+database refused writing (a full disk) may not be able to either: a
+``started`` record that no running pass owns is shown as ``interrupted``
+(:func:`shown_state`) and written so by the next pass (:func:`close_abandoned`),
+or, when the next pass runs in the same process (``anitrack serve``'s
+scheduler), with the end that could not be written.  A pass of this machine is
+known gone at once; one of another machine when it has saved nothing for
 :data:`SILENT_FOR`.
 """
 
@@ -26,8 +29,13 @@ log = logging.getLogger(__name__)
 STARTED, FINISHED, INTERRUPTED, FAILED = "started", "finished", "interrupted", "failed"
 #: a started pass of another machine that has saved nothing for this long is taken as abandoned
 SILENT_FOR = timedelta(minutes=15)
-ABANDONED = ("the process running the pass ({owner}) ended before the pass did (killed, or the machine stopped);"
-             " the projects it had not saved stay due")
+ABANDONED = ("the process running the pass ({owner}) ended without recording the pass's end: it was killed (or its"
+             " machine stopped), or the database refused the record (see that process's output); the projects it"
+             " had not saved stay due")
+#: the passes of this process that are running
+_ACTIVE: set[int] = set()
+#: the ends of passes of this process that the database refused: (state, cause, when), written by the next pass
+_UNRECORDED: dict[int, tuple[str, str | None, datetime]] = {}
 
 
 def this_process() -> str:
@@ -57,6 +65,8 @@ def owner_gone(run: Run, *, now: datetime | None = None) -> bool:
     host, _, pid = (run.owner or "").rpartition(":")
     if host != socket.gethostname() or not pid.isdigit():
         return False
+    if int(pid) == os.getpid():
+        return run.id not in _ACTIVE
     return not _pid_running(int(pid))
 
 
@@ -73,7 +83,9 @@ def close_abandoned() -> int:
     now = utcnow()
     for run in Run.select().where(Run.state == STARTED):
         if owner_gone(run, now=now):
-            closed += (Run.update(state=INTERRUPTED, cause=ABANDONED.format(owner=run.owner or "?"))
+            state, cause, ended = _UNRECORDED.pop(run.id, None) or (INTERRUPTED, ABANDONED.format(owner=run.owner or "?"),
+                                                              None)
+            closed += (Run.update(state=state, cause=cause, finished_on=ended)
                        .where((Run.id == run.id) & (Run.state == STARTED)).execute())
     return closed
 
@@ -83,8 +95,10 @@ def start_pass(started_on: datetime) -> Run:
     db = Run._meta.database
     with db.atomic():
         close_abandoned()
-        return Run.create(created_on=started_on, started_on=started_on, updated_on=started_on, state=STARTED,
-                          owner=this_process())
+        run = Run.create(created_on=started_on, started_on=started_on, updated_on=started_on, state=STARTED,
+                         owner=this_process())
+    _ACTIVE.add(run.id)
+    return run
 
 
 def add_batch(run_id: int, *, checked: int, ok: int, errors: int, ratelimited: int) -> None:
@@ -97,12 +111,13 @@ def add_batch(run_id: int, *, checked: int, ok: int, errors: int, ratelimited: i
 def end_pass(run_id: int, state: str, cause: str | None = None) -> bool:
     """Write how the pass ended; False (logged) when the database refuses even that."""
     now = utcnow()
+    _ACTIVE.discard(run_id)
     try:
         with Run._meta.database.atomic():
             Run.update(state=state, cause=cause, finished_on=now, updated_on=now).where(Run.id == run_id).execute()
-    except Exception:  # noqa: BLE001  (the trouble that ended the pass may forbid writing its end too)
-        log.warning("could not record the end (%s) of check pass %s; it will show as interrupted", state, run_id,
-                    exc_info=True)
+    except Exception as exc:  # noqa: BLE001  (the trouble that ended the pass may forbid writing its end too)
+        _UNRECORDED[run_id] = (state, cause, now)
+        log.warning("could not record the end (%s) of check pass %s (%s); the next pass will", state, run_id, exc)
         return False
     return True
 
