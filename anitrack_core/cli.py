@@ -200,15 +200,16 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _check_history(limit: int, *, as_json: bool) -> int:
-    from .db.passes import recent_passes, shown_state
+    from .db.passes import recent_passes, shown
 
     rows = []
     for run in recent_passes(limit):
+        state, cause = shown(run)
         seconds = (run.finished_on - run.started_on).total_seconds() if run.finished_on and run.started_on else None
-        rows.append({"id": run.id, "state": shown_state(run), "started_on": run.started_on or run.created_on,
+        rows.append({"id": run.id, "state": state, "started_on": run.started_on or run.created_on,
                      "finished_on": run.finished_on, "seconds": seconds, "checked": run.total_count,
                      "ok": run.success_count, "errors": run.error_count, "ratelimited": run.ratelimit_count,
-                     "cause": run.cause})
+                     "cause": cause})
     if as_json:
         print(json.dumps(rows, indent=2, default=str))
         return 0

@@ -149,7 +149,7 @@ class Run(BaseModel):
     success_count = IntegerField(default=0)
     error_count = IntegerField(default=0)
     ratelimit_count = IntegerField(default=0)
-    #: started (running, or its process died: see passes.shown_state), finished, interrupted, failed (0009)
+    #: started (running, or its process died: see passes.shown), finished, interrupted, failed (0009)
     state = CharField(max_length=12, default="finished", index=True)
     started_on = DateTimeField(null=True)
     finished_on = DateTimeField(null=True)

@@ -8,7 +8,7 @@ was saved), and it ends ``finished``, ``failed`` (the database refused a batch;
 A killed process cannot write its own end, and a pass that failed because the
 database refused writing (a full disk) may not be able to either: a
 ``started`` record that no running pass owns is shown as ``interrupted``
-(:func:`shown_state`) and written so by the next pass (:func:`close_abandoned`),
+(:func:`shown`) and written so by the next pass (:func:`close_abandoned`),
 or, when the next pass runs in the same process (``anitrack serve``'s
 scheduler), with the end that could not be written.  A pass of this machine is
 known gone at once; one of another machine when it has saved nothing for
@@ -70,11 +70,12 @@ def owner_gone(run: Run, *, now: datetime | None = None) -> bool:
     return not _pid_running(int(pid))
 
 
-def shown_state(run: Run, *, now: datetime | None = None) -> str:
-    """The state to show for *run*: its own, except ``interrupted`` for a started one whose process is gone."""
+def shown(run: Run, *, now: datetime | None = None) -> tuple[str, str | None]:
+    """The state and cause to show for *run*: its own, except ``interrupted`` for a started one whose
+    process is gone (written so by the next pass)."""
     if run.state == STARTED and owner_gone(run, now=now):
-        return INTERRUPTED
-    return run.state
+        return INTERRUPTED, ABANDONED.format(owner=run.owner or "?")
+    return run.state, run.cause
 
 
 def close_abandoned() -> int:
@@ -123,5 +124,5 @@ def end_pass(run_id: int, state: str, cause: str | None = None) -> bool:
 
 
 def recent_passes(limit: int = 10) -> list[Run]:
-    """The *limit* latest records, newest first (read only: show them with :func:`shown_state`)."""
+    """The *limit* latest records, newest first (read only: show them with :func:`shown`)."""
     return list(Run.select().order_by(Run.created_on.desc()).limit(limit))
