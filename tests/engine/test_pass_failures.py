@@ -33,10 +33,6 @@ connection.execute("ROLLBACK")
 """
 
 
-def _postgres() -> bool:
-    return os.environ.get("ANITRACK_TEST_DB", "sqlite").lower() == "postgres"
-
-
 def _add_projects(count: int, url: str, *, start: int = 0) -> list[int]:
     from anitrack_core.db import projects
     from anitrack_core.runtime import load_runtime
@@ -255,8 +251,6 @@ def test_a_full_disk_stops_the_pass_with_one_clear_line(run_anitrack, fake_upstr
 
 
 def test_a_read_only_database_file_is_one_clear_line(run_anitrack, fake_upstream, tmp_path, monkeypatch):
-    if _postgres():
-        pytest.skip("a read-only file is SQLite's case")
     path = tmp_path / "data" / "ro.db"
     monkeypatch.setenv("ANITRACK_DATABASE_URL", f"sqlite:///{path}")
     assert run_anitrack("db", "upgrade")[0] == 0
@@ -318,3 +312,78 @@ def test_a_pass_killed_mid_way_is_recorded_as_interrupted(run_anitrack, fake_ups
     killed, finished = _records()
     assert killed.state == "interrupted" and "ended without recording" in killed.cause
     assert finished.state == "finished"
+
+
+def test_the_scheduler_logs_a_failed_pass_as_one_line_and_goes_on(run_anitrack, fake_upstream, lock_holder,
+                                                                  monkeypatch, caplog):
+    import logging
+
+    from anitrack_core.check.runner import Checker
+    from anitrack_core.check.scheduler import Scheduler
+    from anitrack_core.runtime import load_runtime
+
+    monkeypatch.setenv("ANITRACK_DB_BUSY_TIMEOUT", "0.2")
+    monkeypatch.setenv("ANITRACK_CHECK_WRITE_RETRY", "0.5")
+    monkeypatch.setenv("ANITRACK_USE_FEEDS", "0")
+    assert run_anitrack("db", "upgrade")[0] == 0
+    holder = lock_holder(30)
+    fake_upstream.route("/dl/", _Once(holder))
+    ids = _add_projects(2, fake_upstream.url("/dl/"))
+    runtime = load_runtime()
+    checker = Checker(runtime)
+    scheduler = Scheduler(checker, 60)
+    try:
+        with caplog.at_level(logging.ERROR, logger="anitrack_core.check.scheduler"):
+            scheduler.run_once()
+        (logged,) = [r for r in caplog.records if r.name == "anitrack_core.check.scheduler"]
+        assert logged.exc_info is None and "the database stayed locked" in logged.getMessage()
+        assert logged.getMessage().startswith("scheduler pass: checked 0, ok 0")
+        holder.release()
+        scheduler.run_once()  # the same process: it writes the end the database refused before
+    finally:
+        checker.http.close()
+        runtime.db.close_all()
+    failed, finished = _records()
+    assert failed.state == "failed" and "the database stayed locked" in failed.cause
+    assert finished.state == "finished" and _checked_ids() == set(ids)
+
+
+def test_the_batch_writer_alone_counts_into_a_pass_record(checker, add_project, fake_upstream, anitrack_env):
+    """What a scaled-out worker calls: ``write_batch(outcomes, record=None) -> RunSummary``."""
+    from anitrack_core.check.backend_versions import FetchOutcome
+    from anitrack_core.db import passes
+    from anitrack_core.db.models import Run
+
+    fake_upstream.route("/dl/", PAGE)
+    projects = [add_project(name="foo", homepage=f"https://e.org/{i}", version_url=fake_upstream.url("/dl/"))
+                for i in range(3)]
+    outcomes = [checker.fetch(checker.spec_for(project)) for project in projects]
+    outcomes.append(FetchOutcome(outcomes[0].spec, error="upstream said no"))
+    record = passes.start_pass(passes.utcnow())
+    counts = checker.write_batch(outcomes, record=record.id)
+    assert (counts.checked, counts.ok, counts.errors) == (4, 3, 1)
+    assert Run.get_by_id(record.id).total_count == 4
+    passes.end_pass(record.id, passes.FINISHED)
+    assert Run.get_by_id(record.id).state == "finished"
+    assert checker.write_batch([]).checked == 0, "no record: only the counts"
+
+
+def test_a_lost_postgresql_connection_is_retried(run_anitrack, fake_upstream, anitrack_env, monkeypatch):
+    url = anitrack_env["ANITRACK_DATABASE_URL"]
+    if not url.startswith("postgres"):
+        pytest.skip("PostgreSQL's case (ANITRACK_TEST_DB=postgres)")
+    import psycopg2
+
+    def cut_connections():
+        with psycopg2.connect(url) as admin, admin.cursor() as cursor:
+            cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                           "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        admin.close()
+
+    assert run_anitrack("db", "upgrade")[0] == 0
+    fake_upstream.route("/dl/", _Once(cut_connections))
+    ids = _add_projects(3, fake_upstream.url("/dl/"))
+    code, out, err = run_anitrack("check")
+    assert code == 0 and out.startswith("checked 3, ok 3"), (out, err)
+    assert _checked_ids() == set(ids)
+    assert [r.state for r in _records()] == ["finished"]
