@@ -26,7 +26,8 @@ from ..errors import StoreError
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-LOCKED, FULL, READ_ONLY, GONE, DISK, DAMAGED = "locked", "full", "read-only", "gone", "disk", "damaged"
+LOCKED, FULL, READ_ONLY, GONE, MOVED, DISK, DAMAGED = ("locked", "full", "read-only", "gone", "moved", "disk",
+                                                       "damaged")
 #: the kinds of trouble that pass by themselves: worth waiting for
 PASSING = frozenset({LOCKED, GONE})
 
@@ -39,16 +40,18 @@ _ADVICE = {
                "PostgreSQL role",
     GONE: "the database cannot be reached: check that the PostgreSQL server is up, or that the SQLite file "
           "is still where ANITRACK_DATABASE_URL says",
+    MOVED: "the SQLite file was moved or deleted while anitrack had it open: put it back (or restore a backup) "
+           "where ANITRACK_DATABASE_URL says",
     DISK: "the disk holding the database failed: check the disk and the system log",
     DAMAGED: "the database file is damaged: restore a backup (see the operator guide, 'The database')",
 }
 _SUMMARY = {LOCKED: "the database stayed locked", FULL: "the disk is full", READ_ONLY: "the database is read-only",
-            GONE: "the database was lost", DISK: "a disk error", DAMAGED: "the database is damaged"}
+            GONE: "the database was lost", MOVED: "the database file is gone", DISK: "a disk error", DAMAGED: "the database is damaged"}
 
 
 @dataclass(frozen=True)
 class Trouble:
-    """One storage failure: its *kind* (``locked``, ``full``, ``read-only``, ``gone``, ``disk``,
+    """One storage failure: its *kind* (``locked``, ``full``, ``read-only``, ``gone``, ``moved``, ``disk``,
     ``damaged``) and the driver's own words."""
 
     kind: str
@@ -100,7 +103,7 @@ def _sqlite_kind(exc: BaseException) -> str | None:
     if name == "SQLITE_FULL" or "database or disk is full" in text:
         return FULL
     if name == "SQLITE_READONLY_DBMOVED":
-        return GONE
+        return MOVED
     if name.startswith("SQLITE_READONLY") or "readonly database" in text:
         return READ_ONLY
     if name.startswith("SQLITE_CANTOPEN") or "unable to open database file" in text:
