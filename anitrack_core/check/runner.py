@@ -236,7 +236,7 @@ class Checker:
             message = (f"the check pass stopped after saving {summary.checked} of {len(todo)} checks (the other "
                        f"projects stay due): {exc}")
             if not passes.end_pass(record.id, passes.FAILED, message):
-                message += " (the pass record could not say so yet: the next pass will write it)"
+                message += " (the database refused the pass record too: it shows the pass as interrupted)"
             raise PassFailed(message, summary, exc) from exc
         except BaseException as exc:
             interrupted = isinstance(exc, (KeyboardInterrupt, SystemExit))

@@ -159,9 +159,16 @@ def test_a_lock_held_past_the_retries_stops_the_pass_with_one_clear_line(run_ani
     assert "the database stayed locked" in line and "check_write_retry" in line
     assert out.startswith("checked 0, ok 0, errors 0")
     holder.release()
+    from anitrack_core.db.passes import shown
+
+    (record,) = _records()
+    if "refused the pass record too" in line:  # SQLite: the lock was on the whole file
+        assert record.state == "started" and shown(record)[0] == "interrupted"
+    else:  # PostgreSQL: the lock was on the project table only
+        assert record.state == "failed" and "the database stayed locked" in record.cause
 
     assert _checked_ids() == set(), "nothing of the refused batch was kept: every project stays due"
-    code, out, err = run_anitrack("check")
+    code, out, err = run_anitrack("check")  # the same process: it writes the end the database refused
     assert (code, out.split(",")[0]) == (0, "checked 3"), err
     assert _checked_ids() == set(ids)
     failed, finished = _records()
