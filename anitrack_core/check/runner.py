@@ -30,7 +30,7 @@ import peewee
 
 from ..backend import Backend
 from ..db import passes
-from ..db.failures import StorageError, failing_safely, retrying, storage_trouble
+from ..db.failures import StorageError, retrying, storage_trouble
 from ..db.models import Package, Project, ProjectVersion, utcnow
 from ..db.projects import delete_project
 from ..errors import AnitrackError, NotFoundError, StoreError
@@ -213,16 +213,19 @@ class Checker:
 
         :raises PassFailed: the database refused a batch (after retrying one it found locked); the pass
             stopped there, its record says so.
-        :raises StorageError: the database could not be read or written before the pass began.
+        :raises StorageError: the database could not be read or written before the pass began (a lock is
+            waited for as by :meth:`write_batch`).
         """
         started, summary = time.monotonic(), RunSummary()
         run_start = utcnow()
         db = Project._meta.database
-        todo = failing_safely(lambda: self.due_ids(now=run_start, everything=everything, ids=ids), db=db,
-                              what="could not read the projects due for a check")
+        patience = self.settings.check_write_retry
+        todo = retrying(lambda: self.due_ids(now=run_start, everything=everything, ids=ids), db=db,
+                        patience=patience, what="could not read the projects due for a check")
         if not todo:
             return summary
-        record = failing_safely(lambda: passes.start_pass(run_start), db=db, what="could not start a check pass")
+        record = retrying(lambda: passes.start_pass(run_start), db=db, patience=patience,
+                          what="could not start a check pass")
         try:
             self._run(todo, summary, record.id, stop)
         except _Stopped:

@@ -187,7 +187,3 @@ def retrying(work: Callable[[], T], *, patience: float, db: peewee.Database, wha
             sleep(delay)
             delay = min(delay * 2, 10.0)
 
-
-def failing_safely(work: Callable[[], T], *, db: peewee.Database, what: str) -> T:
-    """``work()`` once; a storage failure becomes a :class:`StorageError` saying what to do."""
-    return retrying(work, patience=0.0, db=db, what=what)

@@ -394,3 +394,14 @@ def test_a_lost_postgresql_connection_is_retried(run_anitrack, fake_upstream, an
     assert code == 0 and out.startswith("checked 3, ok 3"), (out, err)
     assert _checked_ids() == set(ids)
     assert [r.state for r in _records()] == ["finished"]
+
+
+def test_the_busy_timeout_is_a_setting_for_both_engines(tmp_path):
+    from anitrack_core.db.database import make_database
+
+    sqlite = make_database(f"sqlite:///{tmp_path}/a.db", busy_timeout=2.5)
+    assert dict(sqlite._pragmas)["busy_timeout"] == 2500
+    postgres = make_database("postgresql://u@h/db", busy_timeout=0.5)
+    assert postgres.connect_params["options"] == "-c lock_timeout=500"
+    mine = make_database("postgresql://u@h/db?options=-c%20lock_timeout%3D30000", busy_timeout=0.5)
+    assert mine.connect_params["options"] == "-c lock_timeout=30000", "the URL's own wins"
