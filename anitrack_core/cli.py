@@ -471,6 +471,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # the database failing under any command: its cause and what to do, in one line
+        from .db.failures import storage_trouble
+
+        trouble = storage_trouble(exc)
+        if trouble is None:
+            raise
+        print(f"anitrack: error: {trouble.message()}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

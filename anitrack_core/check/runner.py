@@ -230,10 +230,11 @@ class Checker:
             self._run(todo, summary, record.id, stop)
         except _Stopped:
             summary.seconds = time.monotonic() - started
-            passes.end_pass(record.id, passes.INTERRUPTED, f"stopped before the end (the service was stopping) "
-                                                           f"after {summary.checked} of {len(todo)} checks; "
-                                                           "the projects not checked stay due")
-            return summary
+            if summary.checked < len(todo):
+                passes.end_pass(record.id, passes.INTERRUPTED, f"stopped before the end (the service was stopping) "
+                                                               f"after {summary.checked} of {len(todo)} checks; "
+                                                               "the projects not checked stay due")
+                return summary
         except StorageError as exc:
             summary.seconds = time.monotonic() - started
             message = (f"the check pass stopped after saving {summary.checked} of {len(todo)} checks (the other "

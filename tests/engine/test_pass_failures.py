@@ -405,3 +405,39 @@ def test_the_busy_timeout_is_a_setting_for_both_engines(tmp_path):
     assert postgres.connect_params["options"] == "-c lock_timeout=500"
     mine = make_database("postgresql://u@h/db?options=-c%20lock_timeout%3D30000", busy_timeout=0.5)
     assert mine.connect_params["options"] == "-c lock_timeout=30000", "the URL's own wins"
+
+
+def test_a_pass_asked_to_stop_ends_after_its_batch_as_interrupted(checker, add_project, fake_upstream):
+    from anitrack_core.db.models import Project, Run
+
+    def slow(request):
+        time.sleep(0.2)
+        return PAGE
+
+    fake_upstream.route("/dl/", slow)
+    for index in range(6):
+        add_project(name="foo", homepage=f"https://e.org/{index}", version_url=fake_upstream.url("/dl/"))
+    checker.settings._values["check_concurrency"] = 1
+    stop = threading.Event()
+    stop.set()  # `anitrack serve` stopping
+    summary = checker.run_pass(stop=stop)
+    assert 1 <= summary.checked < 6
+    record = Run.get()
+    assert record.state == "interrupted" and "the service was stopping" in record.cause
+    assert record.total_count == summary.checked
+    assert Project.select().where(Project.last_check.is_null(False)).count() == summary.checked
+
+
+def test_any_command_meeting_a_read_only_database_says_so_in_one_line(run_anitrack, tmp_path, monkeypatch):
+    path = tmp_path / "data" / "ro.db"
+    monkeypatch.setenv("ANITRACK_DATABASE_URL", f"sqlite:///{path}")
+    assert run_anitrack("db", "upgrade")[0] == 0
+    made = subprocess.run(["chattr", "+i", str(path)], capture_output=True, text=True)
+    if made.returncode != 0:
+        skip_or_fail(f"cannot make the database file immutable: {made.stderr.strip()}")
+    try:
+        code, out, err = _anitrack_process("distro", "add", "Fedora")
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=False)
+    assert code == 1
+    assert "the database is read-only" in _one_error_line(err)
