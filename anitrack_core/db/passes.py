@@ -58,16 +58,11 @@ def _pid_running(pid: int) -> bool:
 
 def owner_gone(run: Run, *, now: datetime | None = None) -> bool:
     """Whether the process of a ``started`` record can no longer finish it."""
-    now = now or utcnow()
-    last_sign = run.updated_on or run.started_on or run.created_on
-    if last_sign is not None and now - last_sign > SILENT_FOR:
-        return True
     host, _, pid = (run.owner or "").rpartition(":")
-    if host != socket.gethostname() or not pid.isdigit():
-        return False
-    if int(pid) == os.getpid():
-        return run.id not in _ACTIVE
-    return not _pid_running(int(pid))
+    if host == socket.gethostname() and pid.isdigit():  # this machine's: known for sure
+        return run.id not in _ACTIVE if int(pid) == os.getpid() else not _pid_running(int(pid))
+    last_sign = run.updated_on or run.started_on or run.created_on
+    return last_sign is None or (now or utcnow()) - last_sign > SILENT_FOR
 
 
 def shown(run: Run, *, now: datetime | None = None) -> tuple[str, str | None]:
