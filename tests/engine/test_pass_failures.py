@@ -441,3 +441,31 @@ def test_any_command_meeting_a_read_only_database_says_so_in_one_line(run_anitra
         subprocess.run(["chattr", "-i", str(path)], check=False)
     assert code == 1
     assert "the database is read-only" in _one_error_line(err)
+
+
+def test_a_large_pass_in_worker_processes_stops_cleanly_too(run_anitrack, fake_upstream, lock_holder, monkeypatch):
+    from anitrack_core.check import runner
+    from anitrack_core.check.runner import Checker, PassFailed
+    from anitrack_core.runtime import load_runtime
+
+    monkeypatch.setattr(runner, "MIN_FOR_PROCESSES", 5)
+    monkeypatch.setenv("ANITRACK_CHECK_PROCESSES", "2")
+    monkeypatch.setenv("ANITRACK_DB_BUSY_TIMEOUT", "0.2")
+    monkeypatch.setenv("ANITRACK_CHECK_WRITE_RETRY", "0.5")
+    assert run_anitrack("db", "upgrade")[0] == 0
+    holder = lock_holder(60)
+    fake_upstream.route("/dl/", _Once(holder))
+    _add_projects(12, fake_upstream.url("/dl/"))
+    runtime = load_runtime()
+    checker = Checker(runtime)
+    began = time.monotonic()
+    try:
+        with pytest.raises(PassFailed, match="the database stayed locked") as failed:
+            checker.run_pass()
+    finally:
+        checker.http.close()
+        runtime.db.close_all()
+    assert time.monotonic() - began < 30, "the workers were stopped"
+    assert failed.value.summary.checked == 0
+    holder.release()
+    assert _checked_ids() == set()
