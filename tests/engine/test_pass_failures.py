@@ -200,6 +200,11 @@ def test_exit_code_3_when_some_checks_failed(run_anitrack, fake_upstream):
     assert err == ""
     code, out, _ = run_anitrack("check", "--history")
     assert code == 0 and ": finished in " in out and "checked 3, ok 2, errors 1" in out
+    import json
+
+    code, out, _ = run_anitrack("check", "--history", "1", "--json")
+    (row,) = json.loads(out)
+    assert (code, row["state"], row["checked"], row["errors"], row["cause"]) == (0, "finished", 3, 1, None)
 
 
 @pytest.fixture
