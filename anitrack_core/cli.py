@@ -1,7 +1,8 @@
 """The ``anitrack`` command: the operator contract of ARCHITECTURE.md.
 
 Every command exits 0 on success, 1 on an error it can explain (printed as
-``anitrack: error: ...`` on stderr) and 2 on a usage error.
+``anitrack: error: ...`` on stderr) and 2 on a usage error; ``anitrack check``
+exits 3 when its pass completed but some checks failed (see docs/operator-guide.md).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from .errors import AnitrackError
 from .runtime import Runtime, load_runtime
 
 Handler = Callable[[argparse.Namespace], int]
+#: ``anitrack check``: the pass completed, and some checks failed (their count is in the summary line)
+EXIT_CHECKS_FAILED = 3
 
 
 def _cmd_db_upgrade(args: argparse.Namespace) -> int:
@@ -165,7 +168,7 @@ def _temporary_spec(args: argparse.Namespace) -> Any:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from .check.runner import Checker
+    from .check.runner import Checker, PassFailed
     from .check.temporary import check_temporary
 
     if args.dry_run:
@@ -182,9 +185,42 @@ def _cmd_check(args: argparse.Namespace) -> int:
             print("\n".join(report["versions"]) or "(no versions)")
         return 1 if "error" in report else 0
     runtime = load_runtime()
+    if args.history is not None:
+        return _check_history(args.history, as_json=args.json)
     checker = Checker(runtime)
-    summary = checker.run_pass(everything=args.all, ids=args.project or None)
+    try:
+        summary = checker.run_pass(everything=args.all, ids=args.project or None)
+    except PassFailed as exc:
+        print(exc.summary.line())
+        raise
+    finally:
+        checker.http.close()
     print(summary.line())
+    return EXIT_CHECKS_FAILED if summary.errors else 0
+
+
+def _check_history(limit: int, *, as_json: bool) -> int:
+    from .db.passes import recent_passes, shown
+
+    rows = []
+    for run in recent_passes(limit):
+        state, cause = shown(run)
+        seconds = (run.finished_on - run.started_on).total_seconds() if run.finished_on and run.started_on else None
+        rows.append({"id": run.id, "state": state, "started_on": run.started_on or run.created_on,
+                     "finished_on": run.finished_on, "seconds": seconds, "checked": run.total_count,
+                     "ok": run.success_count, "errors": run.error_count, "ratelimited": run.ratelimit_count,
+                     "cause": cause})
+    if as_json:
+        print(json.dumps(rows, indent=2, default=str))
+        return 0
+    for row in rows:
+        took = f" in {row['seconds']:.1f} s" if row["seconds"] is not None else ""
+        print(f"pass {row['id']} started {row['started_on']:%Y-%m-%d %H:%M:%S}: {row['state']}{took}; checked "
+              f"{row['checked']}, ok {row['ok']}, errors {row['errors']}, ratelimited {row['ratelimited']}")
+        if row["cause"]:
+            print(f"    {row['cause']}")
+    if not rows:
+        print("no check pass recorded")
     return 0
 
 
@@ -354,17 +390,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="check projects for new versions now (one pass)",
                            description="Without options: the projects that are due. --dry-run checks a "
-                                       "temporary project described by the options and saves nothing.")
+                                       "temporary project described by the options and saves nothing.",
+                           epilog="Exit codes: 0 every check succeeded (or was rate-limited); 3 the pass completed "
+                                  "but some checks failed (the summary line counts them); 1 the pass could not "
+                                  "complete (one 'anitrack: error:' line says why; the pass record too); 2 usage.")
     which = check.add_mutually_exclusive_group()
     which.add_argument("--all", action="store_true", help="every project that is not archived")
     which.add_argument("--project", type=int, action="append", metavar="ID", help="this project (repeatable)")
     which.add_argument("--dry-run", action="store_true", help="check a temporary project; nothing is saved")
+    which.add_argument("--history", type=_positive_int, nargs="?", const=10, metavar="N",
+                       help="show the records of the N latest passes (default 10) instead of checking")
     for flag in ("backend", "name", "homepage", "version-url", "regex", "version-scheme", "version-prefix",
                  "version-pattern", "pre-release-filter", "version-filter"):
         check.add_argument(f"--{flag}", help=f"the temporary project's {flag.replace('-', '_')} (with --dry-run)")
     check.add_argument("--releases-only", action="store_true", help="GitHub-type backends: releases, not tags")
     check.add_argument("--insecure", action="store_true", help="do not validate the upstream certificate")
-    check.add_argument("--json", action="store_true", help="machine-readable output (with --dry-run)")
+    check.add_argument("--json", action="store_true", help="machine-readable output (with --dry-run or --history)")
     check.set_defaults(func=_cmd_check)
 
     imports = sub.add_parser("import", help="move from Anitya: import its database or what its API shows").add_subparsers(
@@ -430,6 +471,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # the database failing under any command: its cause and what to do, in one line
+        from .db.failures import storage_trouble
+
+        trouble = storage_trouble(exc)
+        if trouble is None:
+            raise
+        print(f"anitrack: error: {trouble.message()}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

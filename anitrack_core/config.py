@@ -210,6 +210,8 @@ def core_settings() -> SettingsSpec:
     spec.add("database_url", default=None, check=_check_database_url, secret=False,
              help="sqlite:////abs/path.db or postgresql://user:password@host:port/db "
                   "(default: anitrack.db in data_dir)")
+    spec.add("db_busy_timeout", type=float, default=10.0, check=_positive,
+             help="seconds a database statement waits for a lock another connection holds before failing")
     spec.add("broker_url", default="memory://", check=_check_not_empty,
              help="message broker for events and the scaled-out work queue (memory://, amqp://, redis://)")
     spec.add("topic_prefix", default="org.anitrack", check=_check_not_empty, help="prefix of every event topic")
@@ -234,6 +236,8 @@ def core_settings() -> SettingsSpec:
              help="checks in flight at once in one process")
     spec.add("check_processes", type=int, default=0, check=_not_negative,
              help="worker processes that fetch during a large pass (0: one per core; 1: none)")
+    spec.add("check_write_retry", type=float, default=60.0, check=_not_negative,
+             help="seconds a check pass retries (with back-off) saving a batch the database refuses as locked")
     spec.add("check_per_host", type=int, default=4, check=_positive,
              help="checks in flight at once against one upstream host")
     spec.add("webhooks_per_user", type=int, default=20, check=_positive,

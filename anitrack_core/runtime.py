@@ -60,7 +60,7 @@ def load_runtime(environ: Mapping[str, str] | None = None, *, database: bool = T
         data_dir = settings.data_dir
         if settings.source("database_url") == "default":
             data_dir.mkdir(parents=True, exist_ok=True)
-        runtime.db = open_database(settings.database_url)
+        runtime.db = open_database(settings.database_url, busy_timeout=settings.db_busy_timeout)
         if require_schema:
             require_current(runtime.db)
     return runtime

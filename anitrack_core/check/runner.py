@@ -6,6 +6,13 @@ one outer transaction per batch, one savepoint per project, so a project's
 failure never touches another's data and SQLite sees one writer.  A backend
 that hits a rate limit is paused until its reset time; its remaining projects
 are counted as rate-limited and rescheduled for then.
+
+A pass keeps a record (:mod:`anitrack_core.db.passes`) from its start, whose
+counts each batch updates in its own transaction.  A batch the database
+refuses as locked is tried again with back-off for ``check_write_retry``
+seconds; when it cannot be saved (still locked, disk full, read-only, lost),
+nothing of it is kept, its projects stay due, and the pass stops there with
+:class:`PassFailed`, its record ``failed`` with the cause.
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -22,9 +29,11 @@ from typing import TYPE_CHECKING
 import peewee
 
 from ..backend import Backend
-from ..db.models import Package, Project, ProjectVersion, Run, utcnow
+from ..db import passes
+from ..db.failures import StorageError, retrying, storage_trouble
+from ..db.models import Package, Project, ProjectVersion, utcnow
 from ..db.projects import delete_project
-from ..errors import AnitrackError, NotFoundError
+from ..errors import AnitrackError, NotFoundError, StoreError
 from ..events import SYSTEM_AGENT
 from ..listing import SchemeCache
 from ..runtime import settings_snapshot, worker_count, worker_runtime
@@ -56,6 +65,28 @@ class RunSummary:
     def line(self) -> str:
         return (f"checked {self.checked}, ok {self.ok}, errors {self.errors}, ratelimited {self.ratelimited}"
                 f" ({self.deleted} deleted) in {self.seconds:.1f} s")
+
+    def add(self, batch: RunSummary) -> None:
+        """Add the counts of *batch* (its seconds are not added: a pass times itself)."""
+        self.checked += batch.checked
+        self.ok += batch.ok
+        self.errors += batch.errors
+        self.ratelimited += batch.ratelimited
+        self.deleted += batch.deleted
+
+
+class PassFailed(StoreError):
+    """A pass stopped because the database refused a batch; ``summary`` counts what was saved before,
+    ``cause`` is the :class:`~anitrack_core.db.failures.StorageError`."""
+
+    def __init__(self, message: str, summary: RunSummary, cause: StorageError) -> None:
+        super().__init__(message)
+        self.summary = summary
+        self.cause = cause
+
+
+class _Stopped(Exception):
+    """The caller asked the pass to stop (the service is shutting down)."""
 
 
 @dataclass(frozen=True)
@@ -173,77 +204,159 @@ class Checker:
                       .where(ProjectVersion.project.in_(ids)).group_by(ProjectVersion.project).tuples())
         return [ProjectSpec.from_row(row, newest_version_on=newest.get(row["id"])) for row in rows]
 
-    def run_pass(self, *, everything: bool = False, ids: Iterable[int] | None = None) -> RunSummary:
-        """Check the due projects (or *ids*, or *everything* not archived) once; records a Run."""
+    def run_pass(self, *, everything: bool = False, ids: Iterable[int] | None = None,
+                 stop: threading.Event | None = None) -> RunSummary:
+        """Check the due projects (or *ids*, or *everything* not archived) once, keeping a pass record.
+
+        *stop*, once set, ends the pass after the batch being saved (record ``interrupted``; the projects
+        not checked stay due).  Nothing is recorded when no project is due.
+
+        :raises PassFailed: the database refused a batch (after retrying one it found locked); the pass
+            stopped there, its record says so.
+        :raises StorageError: the database could not be read or written before the pass began (a lock is
+            waited for as by :meth:`write_batch`).
+        """
         started, summary = time.monotonic(), RunSummary()
         run_start = utcnow()
-        todo = self.due_ids(now=run_start, everything=everything, ids=ids)
+        db = Project._meta.database
+        patience = self.settings.check_write_retry
+        todo = retrying(lambda: self.due_ids(now=run_start, everything=everything, ids=ids), db=db,
+                        patience=patience, what="could not read the projects due for a check")
         if not todo:
             return summary
+        record = retrying(lambda: passes.start_pass(run_start), db=db, patience=patience,
+                          what="could not start a check pass")
+        try:
+            self._run(todo, summary, record.id, stop)
+        except _Stopped:
+            summary.seconds = time.monotonic() - started
+            if summary.checked < len(todo):
+                passes.end_pass(record.id, passes.INTERRUPTED, f"stopped before the end (the service was stopping) "
+                                                               f"after {summary.checked} of {len(todo)} checks; "
+                                                               "the projects not checked stay due")
+                return summary
+        except StorageError as exc:
+            summary.seconds = time.monotonic() - started
+            message = (f"the check pass stopped after saving {summary.checked} of {len(todo)} checks (the other "
+                       f"projects stay due): {exc}")
+            if not passes.end_pass(record.id, passes.FAILED, message):
+                message += " (the database refused the pass record too: it shows the pass as interrupted)"
+            raise PassFailed(message, summary, exc) from exc
+        except BaseException as exc:
+            interrupted = isinstance(exc, (KeyboardInterrupt, SystemExit))
+            cause = ("interrupted (Ctrl-C or a signal)" if interrupted
+                     else f"stopped by an unexpected error: {type(exc).__name__}: {exc}")
+            passes.end_pass(record.id, passes.INTERRUPTED if interrupted else passes.FAILED,
+                            f"{cause} after {summary.checked} of {len(todo)} checks; the projects not checked "
+                            "stay due")
+            raise
+        summary.seconds = time.monotonic() - started
+        passes.end_pass(record.id, passes.FINISHED)
+        return summary
+
+    def _run(self, todo: list[int], summary: RunSummary, record: int, stop: threading.Event | None) -> None:
+        def write(outcomes: list[FetchOutcome]) -> None:
+            summary.add(self.write_batch(outcomes, record=record))
+            if stop is not None and stop.is_set():
+                raise _Stopped()
+
         processes = worker_count(self.settings.check_processes)
         if processes > 1 and len(todo) >= MIN_FOR_PROCESSES:
             threads = max(1, self.settings.check_concurrency // processes)
             setup = WorkerChecker(*settings_snapshot(self.settings))
-            for outcomes in fetch_in_processes(self._iter_specs(todo), setup=setup, processes=processes,
-                                               threads=threads):
-                self._write_batch(outcomes, summary)
+            batches = fetch_in_processes(self._iter_specs(todo), setup=setup, processes=processes, threads=threads)
+            try:
+                for outcomes in batches:
+                    write(outcomes)
+            finally:
+                batches.close()  # stops the workers, giving up what they have not begun
         else:
-            self._fetch_in_threads(todo, summary)
-        summary.seconds = time.monotonic() - started
-        Run.create(created_on=run_start, total_count=summary.checked, success_count=summary.ok,
-                   error_count=summary.errors, ratelimit_count=summary.ratelimited)
-        return summary
+            self._fetch_in_threads(todo, write)
 
     def _iter_specs(self, ids: list[int]) -> Iterator[ProjectSpec]:
+        db = Project._meta.database
         for position in range(0, len(ids), BATCH_SIZE):
-            yield from self._specs(ids[position:position + BATCH_SIZE])
+            chunk = ids[position:position + BATCH_SIZE]
+            yield from retrying(lambda: self._specs(chunk), patience=self.settings.check_write_retry, db=db,
+                                what="could not read the projects to check")
 
-    def _fetch_in_threads(self, todo: list[int], summary: RunSummary) -> None:
+    def _fetch_in_threads(self, todo: list[int], write: Callable[[list[FetchOutcome]], None]) -> None:
         in_flight = max(1, self.settings.check_concurrency)
         with ThreadPoolExecutor(max_workers=in_flight, thread_name_prefix="anitrack-check") as pool:
-            pending: set[Future[FetchOutcome]] = set()
-            done_batch: list[FetchOutcome] = []
-            specs = self._iter_specs(todo)
-            exhausted = False
-            while pending or not exhausted:
-                while not exhausted and len(pending) < in_flight * 4:
-                    spec = next(specs, None)
-                    if spec is None:
-                        exhausted = True
-                    else:
-                        pending.add(pool.submit(self.fetch, spec))
-                if not pending:
-                    break
-                finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-                done_batch.extend(future.result() for future in finished)
-                if len(done_batch) >= BATCH_SIZE or (done_batch and (not pending or not finished)):
-                    self._write_batch(done_batch, summary)
-                    done_batch = []
-            if done_batch:
-                self._write_batch(done_batch, summary)
+            try:
+                pending: set[Future[FetchOutcome]] = set()
+                done_batch: list[FetchOutcome] = []
+                specs = self._iter_specs(todo)
+                exhausted = False
+                while pending or not exhausted:
+                    while not exhausted and len(pending) < in_flight * 4:
+                        spec = next(specs, None)
+                        if spec is None:
+                            exhausted = True
+                        else:
+                            pending.add(pool.submit(self.fetch, spec))
+                    if not pending:
+                        break
+                    finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                    done_batch.extend(future.result() for future in finished)
+                    if len(done_batch) >= BATCH_SIZE or (done_batch and (not pending or not finished)):
+                        batch, done_batch = done_batch, []
+                        write(batch)
+                if done_batch:
+                    write(done_batch)
+            except BaseException:
+                pool.shutdown(wait=False, cancel_futures=True)  # the checks not begun are given up: still due
+                raise
 
-    def _write_batch(self, outcomes: list[FetchOutcome], summary: RunSummary) -> None:
+    def write_batch(self, outcomes: Sequence[FetchOutcome], *, record: int | None = None) -> RunSummary:
+        """Save *outcomes* in one transaction (one savepoint per project), then tell the plugins; returns
+        the counts of the batch.  Usable alone (a worker of a scaled-out pass): *record*, the id of a pass
+        record (:func:`anitrack_core.db.passes.start_pass`), gets the counts in the same transaction.
+
+        A project whose check cannot be saved for its own reason (bad data, a plugin's bug) is rolled back
+        alone and counted as an error.  A database found locked (or a lost PostgreSQL connection) makes the
+        whole batch be tried again with back-off for ``check_write_retry`` seconds.
+
+        :raises StorageError: the batch could not be saved (still locked, disk full, read-only, lost); nothing
+            of it was kept and its projects stay due.
+        """
+        db = Project._meta.database
+        count = len(outcomes)
+        applied_checks, counts = retrying(lambda: self._write_once(outcomes, record), db=db,
+                                          patience=self.settings.check_write_retry,
+                                          what=f"could not save the checks of {count} project(s)")
+        for applied in applied_checks:
+            self.notify(applied)
+        return counts
+
+    def _write_once(self, outcomes: Sequence[FetchOutcome], record: int | None
+                    ) -> tuple[list[AppliedCheck], RunSummary]:
         applied_checks: list[AppliedCheck] = []
+        counts = RunSummary()
         db = Project._meta.database
         with db.atomic():
             for outcome in outcomes:
-                summary.checked += 1
+                counts.checked += 1
                 try:
                     applied = self.apply(outcome)
-                except Exception:  # the savepoint rolled this project back; the batch goes on
+                except Exception as exc:  # the savepoint rolled this project back; the batch goes on
+                    if storage_trouble(exc) is not None:
+                        raise  # the database's own trouble: the whole batch is tried again, or given up
                     log.exception("could not save the check of project %s", outcome.spec.id)
-                    summary.errors += 1
+                    counts.errors += 1
                     continue
                 applied_checks.append(applied)
                 if outcome.rate_limit_reset is not None:
-                    summary.ratelimited += 1
+                    counts.ratelimited += 1
                 elif outcome.error is not None:
-                    summary.errors += 1
-                    summary.deleted += self._delete_if_hopeless(applied)
+                    counts.errors += 1
+                    counts.deleted += self._delete_if_hopeless(applied)
                 else:
-                    summary.ok += 1
-        for applied in applied_checks:
-            self.notify(applied)
+                    counts.ok += 1
+            if record is not None:
+                passes.add_batch(record, checked=counts.checked, ok=counts.ok, errors=counts.errors,
+                                 ratelimited=counts.ratelimited)
+        return applied_checks, counts
 
     def _delete_if_hopeless(self, applied: AppliedCheck) -> int:
         """Delete a project that has failed too often and has neither versions nor packages."""

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import logging
 import threading
-
 from datetime import datetime
 
 from ..db.models import Project, database_proxy
+from ..errors import StoreError
 from .feeds import projects_named_by_feeds
-from .runner import Checker
+from .runner import Checker, PassFailed
 
 #: the next_check of projects a feed named: before every other due project
 FIRST = datetime(1970, 1, 1)
@@ -46,13 +46,22 @@ class Scheduler:
 
     def _loop(self) -> None:
         while not self._stop.is_set():
-            try:
-                with database_proxy.connection_context():
-                    if self.checker.settings.use_feeds:
-                        self.promote_feed_projects()
-                    summary = self.checker.run_pass()
-                if summary.checked:
-                    log.info("scheduler pass: %s", summary.line())
-            except Exception:  # a pass that fails is logged; the next one still runs
-                log.exception("scheduler pass failed")
+            self.run_once()
             self._stop.wait(self.interval)
+
+    def run_once(self) -> None:
+        """One pass (feeds first); its failure is logged, as one line when the database caused it (the pass
+        record says it too), and never ends the loop: the next pass takes the projects still due."""
+        try:
+            with database_proxy.connection_context():
+                if self.checker.settings.use_feeds:
+                    self.promote_feed_projects()
+                summary = self.checker.run_pass(stop=self._stop)
+            if summary.checked:
+                log.info("scheduler pass: %s", summary.line())
+        except PassFailed as exc:
+            log.error("scheduler pass: %s; %s", exc.summary.line(), exc)
+        except StoreError as exc:
+            log.error("scheduler pass failed: %s", exc)
+        except Exception:  # a bug: logged with its traceback; the next pass still runs
+            log.exception("scheduler pass failed")

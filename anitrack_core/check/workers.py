@@ -43,6 +43,7 @@ def _fetch_batch(specs: list[ProjectSpec]) -> list[FetchOutcome]:
 def fetch_in_processes(specs: Iterator[ProjectSpec], *, setup: Callable[[], Fetcher], processes: int,
                        threads: int) -> Iterator[list[FetchOutcome]]:
     """Fetch *specs* in *processes* workers of *threads* threads; yields batches of outcomes as they finish.
+    Closed early, it gives up the batches no worker has begun.
 
     :param setup: picklable; called once in each worker, it returns the function that fetches one spec.
     """
@@ -51,15 +52,19 @@ def fetch_in_processes(specs: Iterator[ProjectSpec], *, setup: Callable[[], Fetc
                              initargs=(setup, threads)) as pool:
         pending: set[Future[list[FetchOutcome]]] = set()
         exhausted = False
-        while pending or not exhausted:
-            while not exhausted and len(pending) < processes * 3:
-                batch = [spec for _, spec in zip(range(BATCH), specs)]
-                if not batch:
-                    exhausted = True
+        try:
+            while pending or not exhausted:
+                while not exhausted and len(pending) < processes * 3:
+                    batch = [spec for _, spec in zip(range(BATCH), specs)]
+                    if not batch:
+                        exhausted = True
+                        break
+                    pending.add(pool.submit(_fetch_batch, batch))
+                if not pending:
                     break
-                pending.add(pool.submit(_fetch_batch, batch))
-            if not pending:
-                break
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in finished:
-                yield future.result()
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    yield future.result()
+        except BaseException:  # closed early (the caller stopped): give up the batches not begun
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise

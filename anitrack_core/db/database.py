@@ -30,9 +30,10 @@ SQLITE_PRAGMAS = {
     "journal_mode": "wal",
     "foreign_keys": 1,
     "synchronous": "normal",
-    "busy_timeout": 10_000,
     "cache_size": -64_000,
 }
+#: seconds a statement waits for a lock another connection holds (setting ``db_busy_timeout``)
+BUSY_TIMEOUT = 10.0
 POOL_SIZE = 16
 POOL_STALE_SECONDS = 300
 POOL_WAIT_SECONDS = 30
@@ -54,7 +55,7 @@ def _parse(url: str) -> dict[str, Any]:
         raise StoreError(f"database URL {redact(url)!r} is malformed: {exc}") from None
 
 
-def _sqlite(url: str) -> peewee.Database:
+def _sqlite(url: str, busy_timeout: float) -> peewee.Database:
     options = _parse(url)
     path = options.pop("database")
     if url.split("?")[0].rstrip("/") in ("sqlite:", "sqlite:/") or not path:
@@ -66,12 +67,13 @@ def _sqlite(url: str) -> peewee.Database:
     # transactions take the write lock when they begin (BEGIN IMMEDIATE): one that read first and
     # wrote later would otherwise fail at once with "database is locked" when another connection
     # committed in between, instead of waiting its turn (busy_timeout)
-    defaults = {"pragmas": SQLITE_PRAGMAS, "max_connections": POOL_SIZE, "stale_timeout": POOL_STALE_SECONDS,
+    pragmas = {**SQLITE_PRAGMAS, "busy_timeout": int(busy_timeout * 1000)}
+    defaults = {"pragmas": pragmas, "max_connections": POOL_SIZE, "stale_timeout": POOL_STALE_SECONDS,
                 "timeout": POOL_WAIT_SECONDS, "check_same_thread": False, "lock_type": "IMMEDIATE"}
     return PooledSqliteDatabase(path, **{**defaults, **options})
 
 
-def _postgres(url: str) -> peewee.Database:
+def _postgres(url: str, busy_timeout: float) -> peewee.Database:
     try:
         import psycopg2  # noqa: F401  (checked here for a clear message)
     except ImportError:
@@ -80,26 +82,31 @@ def _postgres(url: str) -> peewee.Database:
     name = options.pop("database")
     if not name:
         raise StoreError(f"database URL {redact(url)!r} names no database (postgresql://user@host:port/NAME)")
+    # lock_timeout: a statement waiting for a lock fails after busy_timeout, as on SQLite, instead of hanging
     defaults = {"max_connections": POOL_SIZE, "stale_timeout": POOL_STALE_SECONDS, "timeout": POOL_WAIT_SECONDS,
-                "connect_timeout": 10}
+                "connect_timeout": 10, "options": f"-c lock_timeout={int(busy_timeout * 1000)}"}
     return PooledPostgresqlDatabase(name, **{**defaults, **options})
 
 
-def make_database(url: str) -> peewee.Database:
-    """A (not yet connected) database for *url*."""
+def make_database(url: str, *, busy_timeout: float = BUSY_TIMEOUT) -> peewee.Database:
+    """A (not yet connected) database for *url*.
+
+    :param busy_timeout: seconds a statement waits for a lock held by another connection before failing
+        (SQLite's busy_timeout, PostgreSQL's lock_timeout).
+    """
     if url.startswith("sqlite://"):
-        return _sqlite(url)
+        return _sqlite(url, busy_timeout)
     if re.match(r"^postgres(ql)?://", url):
-        return _postgres(url)
+        return _postgres(url, busy_timeout)
     raise StoreError(f"unsupported database URL {redact(url)!r}: use sqlite:// or postgresql://")
 
 
-def open_database(url: str, *, check: bool = True) -> peewee.Database:
+def open_database(url: str, *, check: bool = True, busy_timeout: float = BUSY_TIMEOUT) -> peewee.Database:
     """Bind the models to the database at *url* and, if *check*, connect once to prove it works.
 
     :raises StoreError: the URL is malformed or the database cannot be reached.
     """
-    db = make_database(url)
+    db = make_database(url, busy_timeout=busy_timeout)
     if check:
         try:
             db.connect(reuse_if_open=True)

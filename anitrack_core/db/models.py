@@ -140,14 +140,25 @@ class ProjectFlag(BaseModel):
 
 
 class Run(BaseModel):
-    """The counts of one periodic check pass."""
+    """The record of one check pass, written as the pass goes (see :mod:`anitrack_core.db.passes`)."""
 
     id = AutoField()
     created_on = DateTimeField(default=utcnow, unique=True)
+    #: the counts of the checks saved so far (updated with each batch, in its transaction)
     total_count = IntegerField(default=0)
     success_count = IntegerField(default=0)
     error_count = IntegerField(default=0)
     ratelimit_count = IntegerField(default=0)
+    #: started (running, or its process died: see passes.shown), finished, interrupted, failed (0009)
+    state = CharField(max_length=12, default="finished", index=True)
+    started_on = DateTimeField(null=True)
+    finished_on = DateTimeField(null=True)
+    #: when the pass last saved a batch: a sign of life
+    updated_on = DateTimeField(null=True)
+    #: why an interrupted or failed pass ended, for the operator
+    cause = TextField(null=True)
+    #: ``host:pid`` of the process running the pass
+    owner = CharField(max_length=255, null=True)
 
 
 class User(BaseModel):

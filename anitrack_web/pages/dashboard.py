@@ -11,6 +11,7 @@ from peewee import Case, fn
 
 from anitrack_core import events
 from anitrack_core.db.models import Project, Run
+from anitrack_core.db.passes import STARTED, shown
 
 from ..access import require_admin
 from .actions import both
@@ -48,8 +49,8 @@ def chart(runs: list[Run]) -> dict[str, Any]:
             y -= height
             parts.append((kind, round(y, 1), round(height, 1), count))
         width = min(step * 0.8, BAR_MAX_WIDTH)
-        bars.append(Bar(round(CHART_MARGIN + index * step + (step - width) / 2, 1), round(width, 1), parts,
-                        run.created_on.strftime("%Y-%m-%d %H:%M")))
+        label = run.created_on.strftime("%Y-%m-%d %H:%M") + ("" if run.state == "finished" else f" ({run.state})")
+        bars.append(Bar(round(CHART_MARGIN + index * step + (step - width) / 2, 1), round(width, 1), parts, label))
     return {"bars": bars, "top": top, "width": CHART_WIDTH, "height": CHART_HEIGHT, "margin": CHART_MARGIN,
             "baseline": inner_height}
 
@@ -74,5 +75,7 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
         require_admin()
         runs = list(Run.select().order_by(Run.created_on.desc()).limit(RUNS_SHOWN))[::-1]
         broken = [info for info in ctx.plugins.info.values() if info.status not in ("loaded", "builtin")]
-        return ctx.render("dashboard.html", runs=runs, chart=chart(runs), backlog=events.backlog(),
+        # each run with how it ended: "running", or "interrupted" once its process is gone, with the cause
+        states = [("running" if state == STARTED else state, cause) for state, cause in map(shown, runs)]
+        return ctx.render("dashboard.html", runs=runs, states=states, chart=chart(runs), backlog=events.backlog(),
                           backends=backend_errors(), broken=broken)

@@ -22,6 +22,6 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
     def home() -> str:
         counts = {"projects": Project.select().count(), "distros": Distro.select().count(),
                   "packages": Package.select().count()}
-        last_run = Run.select().order_by(Run.created_on.desc()).first()
+        last_run = Run.select().where(Run.state == "finished").order_by(Run.created_on.desc()).first()  # not one running
         changes = [(change, browse.describe(change)) for change in recent_changes(limit=LATEST_CHANGES)]
         return ctx.render("home.html", counts=counts, last_run=last_run, changes=changes)

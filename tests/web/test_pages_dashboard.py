@@ -46,3 +46,22 @@ def test_runs_backends_events_and_broken_plugins(api, clients):
     assert "custom 2 1 50.0 %" in text and "PyPI 1 0 0.0 %" in text
     assert "broken-one anitrack-backend-broken 0.1 broken ImportError: no module named nowhere" in text
     assert "Waiting" in text
+
+
+def test_the_runs_say_how_each_pass_ended(api, clients):
+    with api.runtime.db.connection_context():
+        start = datetime(2026, 11, 2, 12, 0)
+        Run.create(created_on=start, total_count=5, success_count=5)
+        Run.create(created_on=start + timedelta(hours=1), total_count=2, success_count=2, state="failed",
+                   cause="could not save the checks of 3 project(s): the disk is full")
+        Run.create(created_on=start + timedelta(hours=2), started_on=start + timedelta(hours=2), total_count=1,
+                   success_count=1, state="started", owner="elsewhere.example:1",
+                   updated_on=start + timedelta(hours=2))
+    text = text_of(get(clients["admin"], api, "/dashboard/").text)
+    assert "2026-11-02 12:00 UTC 5 5 0 0 finished" in text
+    assert "2026-11-02 13:00 UTC 2 2 0 0 failed: could not save the checks of 3 project(s): the disk is full" in text
+    assert "2026-11-02 14:00 UTC 1 1 0 0 interrupted: the process running the pass (elsewhere.example:1)" in text, \
+        "a pass silent for long is shown interrupted"
+    assert "The last pass was interrupted: the process running the pass" in text
+    home = text_of(get(clients["admin"], api, "/").text)
+    assert "5 in total" in home, "the home page shows the last pass that ended"
