@@ -33,8 +33,10 @@ def _side_env() -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def anitya_python(request: pytest.FixtureRequest) -> Path:
-    venv = Path(request.config.cache.mkdir(f"anitya-{ANITYA_VERSION}-venv"))
+def anitya_python(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    cache = getattr(request.config, "cache", None)  # absent under -p no:cacheprovider: then per session
+    name = f"anitya-{ANITYA_VERSION}-venv"
+    venv = Path(cache.mkdir(name)) if cache is not None else tmp_path_factory.mktemp(name)
     python = venv / "bin" / "python"
     marker = venv / "installed"
     if marker.exists() and python.exists():
