@@ -167,6 +167,25 @@ def _temporary_spec(args: argparse.Namespace) -> Any:
                        insecure=args.insecure, releases_only=args.releases_only)
 
 
+class _PassProgress:
+    """The progress of a check pass on stderr (a bar on a terminal, lines in a log), from its first batch."""
+
+    def __init__(self) -> None:
+        self._shown: Any = None
+
+    def update(self, done: int, total: int) -> None:
+        from .progress import Progress
+
+        if self._shown is None:
+            self._shown = Progress("checks", total)
+        self._shown.advance(done - self._shown.done)
+
+    def close(self) -> None:
+        if self._shown is not None:
+            self._shown.close()
+            self._shown = None
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
     from .check.runner import Checker, PassFailed
     from .check.temporary import check_temporary
@@ -188,12 +207,15 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if args.history is not None:
         return _check_history(args.history, as_json=args.json)
     checker = Checker(runtime)
+    shown = _PassProgress()
     try:
-        summary = checker.run_pass(everything=args.all, ids=args.project or None)
+        summary = checker.run_pass(everything=args.all, ids=args.project or None, progress=shown.update)
     except PassFailed as exc:
+        shown.close()
         print(exc.summary.line())
         raise
     finally:
+        shown.close()
         checker.http.close()
     print(summary.line())
     return EXIT_CHECKS_FAILED if summary.errors else 0

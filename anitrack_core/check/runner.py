@@ -205,11 +205,13 @@ class Checker:
         return [ProjectSpec.from_row(row, newest_version_on=newest.get(row["id"])) for row in rows]
 
     def run_pass(self, *, everything: bool = False, ids: Iterable[int] | None = None,
-                 stop: threading.Event | None = None) -> RunSummary:
+                 stop: threading.Event | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> RunSummary:
         """Check the due projects (or *ids*, or *everything* not archived) once, keeping a pass record.
 
         *stop*, once set, ends the pass after the batch being saved (record ``interrupted``; the projects
-        not checked stay due).  Nothing is recorded when no project is due.
+        not checked stay due).  *progress* is called after each saved batch with the checks saved so far
+        and the checks of the pass.  Nothing is recorded when no project is due.
 
         :raises PassFailed: the database refused a batch (after retrying one it found locked); the pass
             stopped there, its record says so.
@@ -227,7 +229,7 @@ class Checker:
         record = retrying(lambda: passes.start_pass(run_start), db=db, patience=patience,
                           what="could not start a check pass")
         try:
-            self._run(todo, summary, record.id, stop)
+            self._run(todo, summary, record.id, stop, progress)
         except _Stopped:
             summary.seconds = time.monotonic() - started
             if summary.checked < len(todo):
@@ -254,9 +256,12 @@ class Checker:
         passes.end_pass(record.id, passes.FINISHED)
         return summary
 
-    def _run(self, todo: list[int], summary: RunSummary, record: int, stop: threading.Event | None) -> None:
+    def _run(self, todo: list[int], summary: RunSummary, record: int, stop: threading.Event | None,
+             progress: Callable[[int, int], None] | None) -> None:
         def write(outcomes: list[FetchOutcome]) -> None:
             summary.add(self.write_batch(outcomes, record=record))
+            if progress is not None:
+                progress(summary.checked, len(todo))
             if stop is not None and stop.is_set():
                 raise _Stopped()
 

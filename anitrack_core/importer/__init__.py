@@ -14,7 +14,7 @@ import sys
 from typing import IO, TYPE_CHECKING
 
 from .checkpoint import Checkpoint
-from .progress import Progress
+from ..progress import Progress
 from .report import ImportReport, SourceError
 
 if TYPE_CHECKING:

@@ -24,7 +24,7 @@ import requests
 
 from ..db.database import redact
 from .checkpoint import Checkpoint
-from .progress import Progress
+from ..progress import Progress
 from .report import ImportReport, SourceError
 
 if TYPE_CHECKING:

@@ -62,5 +62,6 @@ def test_check_pass_prints_a_summary(run_anitrack, fake_upstream, anitrack_env):
     with runtime.db.connection_context():
         logs = [p.logs for p in Project.select()]
     assert out.startswith("checked 3, ok 3, errors 0, ratelimited 0"), logs
+    assert "checks: 3/3 (100%)" in err  # the progress, as plain lines when stderr is not a terminal
     code, out, _ = run_anitrack("check", "--project", "1")
     assert code == 0 and out.startswith("checked 1, ok 1")
