@@ -54,7 +54,11 @@ def make_app(broker_url: str) -> Any:
         broker_connection_retry=True,
         broker_connection_retry_on_startup=True,
         broker_connection_max_retries=None,  # a broker lost while running: reconnect for as long as it takes
-        worker_cancel_long_running_tasks_on_connection_loss=True,
+        # after a lost connection Celery lowers the prefetch to 1 until the tasks it was running finish; those
+        # finished while it was away, the prefetch stayed at 1 and the worker stopped taking work (RabbitMQ)
+        worker_enable_prefetch_count_reduction=False,
+        broker_heartbeat=10,  # a half-dead connection is noticed in seconds, not minutes
+        worker_consumer="anitrack_core.scale.worker:Consumer",
         worker_hijack_root_logger=False,
         worker_redirect_stdouts=False,
         enable_utc=True,

@@ -22,6 +22,7 @@ every worker (:mod:`.limits`).
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import socket
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 #: outcomes stored together (one transaction); a worker killed mid-batch loses at most these fetches
 WRITE_EVERY = 10
+RECONNECT_MAX_SECONDS = 3.0
 
 
 @dataclass
@@ -179,6 +181,27 @@ class BatchChecker:
                  applied.snapshot.error_counter)
         delete_project(Project.get_by_id(pid), agent=SYSTEM_AGENT)
         return 1
+
+
+def _consumer_class() -> type:
+    from celery.worker.consumer import Consumer as CeleryConsumer
+
+    class Consumer(CeleryConsumer):
+        """Celery's consumer, reconnecting to a lost broker every :data:`RECONNECT_MAX_SECONDS` at most
+        (Celery's own waits grow to 30 s: a broker back after a restart would wait that long for work)."""
+
+        def ensure_connected(self, conn: Any) -> Any:
+            conn.ensure_connection = functools.partial(conn.ensure_connection, interval_start=0.5,
+                                                       interval_step=1, interval_max=RECONNECT_MAX_SECONDS)
+            return super().ensure_connected(conn)
+
+    return Consumer
+
+
+def __getattr__(name: str) -> Any:  # ``worker_consumer = "anitrack_core.scale.worker:Consumer"``, made on demand
+    if name == "Consumer":
+        return _consumer_class()
+    raise AttributeError(name)
 
 
 def worker_app(runtime: Runtime) -> Any:
