@@ -183,28 +183,38 @@ class Rig:
 
 
 @pytest.fixture
-def rig(scale_database_url, broker, fake_upstream, tmp_path, monkeypatch) -> Any:
+def scale_runtime(scale_database_url, tmp_path, monkeypatch) -> Any:
+    """A runtime on a fresh PostgreSQL database (broker memory:// unless the test sets another)."""
     from anitrack_core.db.database import open_database
     from anitrack_core.db.migrate import upgrade
     from anitrack_core.runtime import load_runtime
-    from anitrack_core.scale.app import check_queue, make_app
 
     for key in [k for k in os.environ if k.startswith("ANITRACK_") and k != "ANITRACK_PG_BIN"]:
         monkeypatch.delenv(key)
     env = {"ANITRACK_DATA_DIR": str(tmp_path / "data"), "ANITRACK_DATABASE_URL": scale_database_url,
-           "ANITRACK_BROKER_URL": broker.url, "ANITRACK_ALLOW_PRIVATE_UPSTREAMS": "1",
-           "ANITRACK_CHECK_DEADLINE": "5", "ANITRACK_CHECK_PER_HOST": "16", "ANITRACK_USE_FEEDS": "0"}
-    (tmp_path / "data").mkdir()
+           "ANITRACK_ALLOW_PRIVATE_UPSTREAMS": "1", "ANITRACK_CHECK_DEADLINE": "5", "ANITRACK_CHECK_PER_HOST": "16",
+           "ANITRACK_USE_FEEDS": "0", **getattr(monkeypatch, "scale_env", {})}
+    (tmp_path / "data").mkdir(exist_ok=True)
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     upgrade(open_database(scale_database_url))
     runtime = load_runtime()
+    runtime.env = env
+    yield runtime
+    runtime.db.close_all()
+
+
+@pytest.fixture
+def rig(broker, monkeypatch, request, fake_upstream, tmp_path) -> Any:
+    from anitrack_core.scale.app import check_queue, make_app
+
+    monkeypatch.scale_env = {"ANITRACK_BROKER_URL": broker.url}
+    runtime = request.getfixturevalue("scale_runtime")
     with make_app(broker.url).connection_for_write() as connection:  # what an earlier test left
         check_queue()(connection.default_channel).declare()
         check_queue()(connection.default_channel).purge()
-    the_rig = Rig(env, fake_upstream, runtime, tmp_path)
+    the_rig = Rig(runtime.env, fake_upstream, runtime, tmp_path)
     try:
         yield the_rig
     finally:
         the_rig.close()
-        runtime.db.close_all()
