@@ -22,6 +22,12 @@ def test_each_project_checked_once_per_interval(rig):
     time.sleep(1.5)  # more ticks: nothing is due again before its interval
     assert scheduler.enqueued_projects == len(ids)
     assert rig.requests_per_project() == {1: len(ids)}
+    from anitrack_web.metrics import render
+
+    with rig.runtime.db.connection_context():
+        gauges = dict(line.rsplit(" ", 1) for line in render().splitlines() if not line.startswith("#"))
+    assert gauges["anitrack_scale_workers"] == "2" and gauges["anitrack_scale_worker_threads"] == "16"
+    assert gauges["anitrack_scale_schedulers"] == "1" and gauges["anitrack_scale_claims"] == "0"
 
 
 def test_worker_killed_mid_pass(rig):
