@@ -139,24 +139,23 @@ class BatchChecker:
         return [ProjectSpec.from_row(row, newest_version_on=newest.get(row["id"])) for row in rows]
 
     def _write(self, token: str, outcomes: list, summary: BatchSummary) -> None:
-        """Store *outcomes* whose claim this batch still holds, deleting each claim with its check."""
+        """Store *outcomes* whose claim this batch still holds, deleting those claims in the same transaction."""
         stored: list[AppliedCheck] = []
         db = database_proxy
         with db.atomic():
+            ids = [outcome.spec.id for outcome in outcomes]
+            query = CheckClaim.select(CheckClaim.project).where(CheckClaim.token == token,
+                                                                 CheckClaim.project.in_(ids))
+            held = {pid for (pid,) in (query.for_update() if is_postgres() else query).tuples()}
             for outcome in outcomes:
-                pid = outcome.spec.id
-                claim = CheckClaim.select(CheckClaim.project).where(CheckClaim.project == pid,
-                                                                    CheckClaim.token == token)
-                if not list(claim.for_update() if is_postgres() else claim):
+                if outcome.spec.id not in held:
                     summary.skipped += 1  # stored by an earlier delivery, or given to another batch
                     continue
                 summary.checked += 1
                 try:
-                    with db.atomic():
-                        applied = self.checker.apply(outcome)
-                        CheckClaim.delete().where(CheckClaim.project == pid).execute()
+                    applied = self.checker.apply(outcome)  # its own savepoint
                 except Exception:  # rolled back to the savepoint; the claim expires and the project is retried
-                    log.exception("could not save the check of project %s", pid)
+                    log.exception("could not save the check of project %s", outcome.spec.id)
                     summary.errors += 1
                     continue
                 stored.append(applied)
@@ -167,6 +166,9 @@ class BatchChecker:
                     summary.deleted += self._delete_if_hopeless(applied)
                 else:
                     summary.ok += 1
+            done = [applied.project_id for applied in stored]
+            if done:
+                CheckClaim.delete().where(CheckClaim.project.in_(done)).execute()
         for applied in stored:
             self.checker.notify(applied)
 

@@ -183,8 +183,8 @@ class Rig:
 
 
 @pytest.fixture
-def scale_runtime(scale_database_url, tmp_path, monkeypatch) -> Any:
-    """A runtime on a fresh PostgreSQL database (broker memory:// unless the test sets another)."""
+def scale_runtime(scale_database_url, tmp_path, monkeypatch, request) -> Any:
+    """A runtime on a fresh PostgreSQL database, on the test's ``broker`` (else memory://)."""
     from anitrack_core.db.database import open_database
     from anitrack_core.db.migrate import upgrade
     from anitrack_core.runtime import load_runtime
@@ -193,7 +193,9 @@ def scale_runtime(scale_database_url, tmp_path, monkeypatch) -> Any:
         monkeypatch.delenv(key)
     env = {"ANITRACK_DATA_DIR": str(tmp_path / "data"), "ANITRACK_DATABASE_URL": scale_database_url,
            "ANITRACK_ALLOW_PRIVATE_UPSTREAMS": "1", "ANITRACK_CHECK_DEADLINE": "5", "ANITRACK_CHECK_PER_HOST": "16",
-           "ANITRACK_USE_FEEDS": "0", **getattr(monkeypatch, "scale_env", {})}
+           "ANITRACK_USE_FEEDS": "0"}
+    if "broker" in request.fixturenames:
+        env["ANITRACK_BROKER_URL"] = request.getfixturevalue("broker").url
     (tmp_path / "data").mkdir(exist_ok=True)
     for key, value in env.items():
         monkeypatch.setenv(key, value)
@@ -205,11 +207,10 @@ def scale_runtime(scale_database_url, tmp_path, monkeypatch) -> Any:
 
 
 @pytest.fixture
-def rig(broker, monkeypatch, request, fake_upstream, tmp_path) -> Any:
+def rig(broker, scale_runtime, fake_upstream, tmp_path) -> Any:
     from anitrack_core.scale.app import check_queue, make_app
 
-    monkeypatch.scale_env = {"ANITRACK_BROKER_URL": broker.url}
-    runtime = request.getfixturevalue("scale_runtime")
+    runtime = scale_runtime
     with make_app(broker.url).connection_for_write() as connection:  # what an earlier test left
         check_queue()(connection.default_channel).declare()
         check_queue()(connection.default_channel).purge()
