@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import peewee
 
-from ..check.runner import Checker
+from ..check.runner import Checker, RunSummary
 from ..check.spec import ProjectSpec
 from ..db.models import Package, Project, ProjectVersion, database_proxy, utcnow
 from ..db.projects import delete_project
@@ -55,12 +55,9 @@ RECONNECT_MAX_SECONDS = 3.0
 
 
 @dataclass
-class BatchSummary:
-    checked: int = 0
-    ok: int = 0
-    errors: int = 0
-    ratelimited: int = 0
-    deleted: int = 0
+class BatchSummary(RunSummary):
+    """The counts of a pass, for one batch, and what it left to others."""
+
     #: claimed by this batch but not checked: already stored, given to another batch, archived, not due
     skipped: int = 0
     #: another delivery of this batch was running
@@ -82,7 +79,7 @@ class BatchChecker:
         self.error_threshold = runtime.settings.check_error_threshold
 
     def run(self, token: str, ids: list[int], claim_seconds: float) -> BatchSummary:
-        summary = BatchSummary()
+        summary, started = BatchSummary(), time.monotonic()
         db = database_proxy
         with db.connection_context():
             if not self._lock(token, True):
@@ -92,7 +89,8 @@ class BatchChecker:
                 self._run(token, ids, claim_seconds, summary)
             finally:
                 self._lock(token, False)
-        log.info("batch %s: %s", token, ", ".join(f"{k} {v}" for k, v in asdict(summary).items() if v))
+        summary.seconds = time.monotonic() - started
+        log.info("batch %s: %s, skipped %d", token, summary.line(), summary.skipped)
         return summary
 
     def _lock(self, token: str, take: bool) -> bool:
