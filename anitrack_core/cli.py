@@ -334,6 +334,31 @@ def _cmd_webhooks_relay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_worker(args: argparse.Namespace) -> int:
+    from .scale.worker import run_worker
+
+    _log_to_stderr()
+    runtime = load_runtime()
+    return run_worker(runtime, concurrency=args.concurrency or runtime.settings.check_concurrency,
+                      name=args.name, loglevel=args.loglevel)
+
+
+def _cmd_scheduler(args: argparse.Namespace) -> int:
+    from .db.database import redact
+    from .scale.app import require_broker
+    from .scale.scheduler import ScaleScheduler
+
+    _log_to_stderr()
+    runtime = load_runtime()
+    scheduler = ScaleScheduler(runtime, batch_size=args.batch_size, claim_seconds=args.claim_seconds)
+    require_broker(scheduler.app, runtime.settings.broker_url)
+    _run_until_stopped(scheduler, f"enqueueing due projects on {redact(runtime.settings.broker_url)} "
+                                  f"(batches of {args.batch_size}; one scheduler is active at a time)")
+    print(f"enqueued {scheduler.enqueued_projects} project(s) in {scheduler.enqueued_batches} batch(es)",
+          file=sys.stderr)
+    return 0
+
+
 def _cmd_import(args: argparse.Namespace) -> int:
     from .importer import import_api, import_database
 
@@ -480,6 +505,23 @@ def build_parser() -> argparse.ArgumentParser:
                                               "(`anitrack serve` does it too; one relay delivers at a time)")
     relay.add_argument("--once", action="store_true", help="deliver what is due, then exit")
     relay.set_defaults(func=_cmd_webhooks_relay)
+    worker = sub.add_parser("worker", help="a Celery worker that checks the projects the scheduler enqueues",
+                            description="Checks batches from the broker ANITRACK_BROKER_URL (RabbitMQ or Redis) "
+                                        "with a pool of threads; run any number, on any number of machines.")
+    worker.add_argument("--concurrency", type=_positive_int, metavar="N",
+                        help="checks in flight in this worker (default: the check_concurrency setting)")
+    worker.add_argument("--name", help="the Celery node name (default anitrack@HOST:PID)")
+    worker.add_argument("--loglevel", default="INFO", help="Celery's log level (default INFO)")
+    worker.set_defaults(func=_cmd_worker)
+    scheduler = sub.add_parser("scheduler", help="enqueue due projects for the workers (one active at a time)",
+                               description="Claims due projects in the database and enqueues them in batches; "
+                                           "a second scheduler stands by while the first holds the lease.")
+    scheduler.add_argument("--batch-size", type=_positive_int, default=25, metavar="N",
+                           help="projects per task (default 25)")
+    scheduler.add_argument("--claim-seconds", type=float, default=90.0, metavar="S",
+                           help="how long an enqueued project stays claimed before it is enqueued again if its "
+                                "task was lost (default 90; renewed while a worker checks it)")
+    scheduler.set_defaults(func=_cmd_scheduler)
     return parser
 
 

@@ -1,0 +1,11 @@
+"""Checking scaled out on Celery: ``anitrack scheduler`` enqueues, any number of ``anitrack worker`` check.
+
+* :mod:`.app`: the Celery application (late acknowledgement, prefetch 1, no result backend);
+* :mod:`.scheduler`: one active scheduler (a database lease) claims due projects and enqueues them in batches;
+* :mod:`.worker`: a worker checks a batch with the in-process pass's code and deletes each claim in the
+  transaction that stores its check;
+* :mod:`.limits`: per-host slots and rate-limit pauses shared by every worker;
+* :mod:`.models`: the claims, pauses and heartbeats (migration 0010).
+
+Celery is imported only here: ``anitrack serve`` alone never needs it.
+"""

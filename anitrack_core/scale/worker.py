@@ -1,0 +1,239 @@
+"""``anitrack worker``: a Celery worker (threads pool) that checks batches of claimed projects.
+
+A batch is the message ``(token, ids, claim_seconds)`` the scheduler sent
+after claiming *ids* under *token*.  The worker checks, of those, the
+projects the claim still gives to this batch, still due, not archived; the
+check of each is stored (versions, project fields, events) in the same
+transaction that deletes its claim, after locking the claim row.  So:
+
+* a redelivered message (a worker died before acknowledging it) finds the
+  projects already stored without a claim and does nothing for them;
+* a batch whose claims expired and were given to another batch (the message
+  was late) stores nothing: the other batch does;
+* two deliveries of one message at once (a connection lost, the broker gave
+  it again) do not run side by side: a batch is a session lock on PostgreSQL,
+  and the second delivery ends at once (if the first one dies, its claims
+  expire and the scheduler enqueues them again).
+
+The check itself is :meth:`Checker.fetch` and :meth:`Checker.apply`, the
+in-process pass's code, with per-host slots and rate-limit pauses shared by
+every worker (:mod:`.limits`).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import socket
+import time
+import uuid
+from dataclasses import asdict, dataclass
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+import peewee
+
+from ..check.runner import Checker, RunSummary
+from ..check.spec import ProjectSpec
+from ..db.models import Package, Project, ProjectVersion, database_proxy, utcnow
+from ..db.projects import delete_project
+from ..events import SYSTEM_AGENT
+from .app import TASK_NAME, check_queue, make_app, require_broker
+from .heartbeat import Heartbeat
+from .limits import SharedHostSlots, SharedPauses, is_postgres
+from .models import CheckClaim
+
+if TYPE_CHECKING:
+    from ..check.apply import AppliedCheck
+    from ..runtime import Runtime
+
+log = logging.getLogger(__name__)
+#: outcomes stored together (one transaction); a worker killed mid-batch loses at most these fetches
+WRITE_EVERY = 10
+RECONNECT_MAX_SECONDS = 3.0
+
+
+@dataclass
+class BatchSummary(RunSummary):
+    """The counts of a pass, for one batch, and what it left to others."""
+
+    #: claimed by this batch but not checked: already stored, given to another batch, archived, not due
+    skipped: int = 0
+    #: another delivery of this batch was running
+    running_elsewhere: bool = False
+
+
+def batch_lock_key(token: str) -> int:
+    """The signed 64-bit advisory lock key of the batch *token*."""
+    return (uuid.UUID(token).int >> 64) - 2**63
+
+
+class BatchChecker:
+    """Checks batches for one worker process (any of its threads)."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.checker = Checker(runtime)
+        self.checker.slots = SharedHostSlots(runtime.settings.check_per_host)
+        self.checker.pauses = SharedPauses()
+        self.error_threshold = runtime.settings.check_error_threshold
+
+    def run(self, token: str, ids: list[int], claim_seconds: float) -> BatchSummary:
+        summary, started = BatchSummary(), time.monotonic()
+        db = database_proxy
+        with db.connection_context():
+            if not self._lock(token, True):
+                summary.running_elsewhere = True
+                return summary
+            try:
+                self._run(token, ids, claim_seconds, summary)
+            finally:
+                self._lock(token, False)
+        summary.seconds = time.monotonic() - started
+        log.info("batch %s: %s, skipped %d", token, summary.line(), summary.skipped)
+        return summary
+
+    def _lock(self, token: str, take: bool) -> bool:
+        if not is_postgres():
+            return True
+        function = "pg_try_advisory_lock" if take else "pg_advisory_unlock"
+        return bool(database_proxy.execute_sql(f"SELECT {function}(%s)", (batch_lock_key(token),)).fetchone()[0])
+
+    def _run(self, token: str, ids: list[int], claim_seconds: float, summary: BatchSummary) -> None:
+        rows = list(Project.select(Project).join(CheckClaim, on=(CheckClaim.project == Project.id))
+                    .where(CheckClaim.token == token, Project.id.in_(ids), Project.archived == False,  # noqa: E712
+                           Project.next_check <= CheckClaim.claimed_on)
+                    .order_by(Project.next_check, Project.id).dicts())
+        mine = {row["id"] for row in rows}
+        others = [pid for pid in ids if pid not in mine]
+        summary.skipped += len(others)
+        if others:  # archived or checked meanwhile: the claim goes; a deleted project took its claim along
+            CheckClaim.delete().where(CheckClaim.token == token, CheckClaim.project.in_(others)).execute()
+        if not rows:
+            return
+        renewed = self._renew(token, claim_seconds)
+        outcomes = []
+        for spec in self._specs(rows):
+            if time.monotonic() - renewed > claim_seconds / 4:
+                renewed = self._renew(token, claim_seconds)
+            outcomes.append(self.checker.fetch(spec))
+            if len(outcomes) >= WRITE_EVERY:
+                self._write(token, outcomes, summary)
+                outcomes = []
+        if outcomes:
+            self._write(token, outcomes, summary)
+
+    @staticmethod
+    def _renew(token: str, claim_seconds: float) -> float:
+        (CheckClaim.update(expires_on=utcnow() + timedelta(seconds=claim_seconds))
+         .where(CheckClaim.token == token).execute())
+        return time.monotonic()
+
+    @staticmethod
+    def _specs(rows: list[dict[str, Any]]) -> list[ProjectSpec]:
+        ids = [row["id"] for row in rows]
+        newest = dict(ProjectVersion.select(ProjectVersion.project, peewee.fn.MAX(ProjectVersion.created_on))
+                      .where(ProjectVersion.project.in_(ids)).group_by(ProjectVersion.project).tuples())
+        return [ProjectSpec.from_row(row, newest_version_on=newest.get(row["id"])) for row in rows]
+
+    def _write(self, token: str, outcomes: list, summary: BatchSummary) -> None:
+        """Store *outcomes* whose claim this batch still holds, deleting those claims in the same transaction."""
+        stored: list[AppliedCheck] = []
+        db = database_proxy
+        with db.atomic():
+            ids = [outcome.spec.id for outcome in outcomes]
+            query = CheckClaim.select(CheckClaim.project).where(CheckClaim.token == token,
+                                                                 CheckClaim.project.in_(ids))
+            held = {pid for (pid,) in (query.for_update() if is_postgres() else query).tuples()}
+            for outcome in outcomes:
+                if outcome.spec.id not in held:
+                    summary.skipped += 1  # stored by an earlier delivery, or given to another batch
+                    continue
+                summary.checked += 1
+                try:
+                    applied = self.checker.apply(outcome)  # its own savepoint
+                except Exception:  # rolled back to the savepoint; the claim expires and the project is retried
+                    log.exception("could not save the check of project %s", outcome.spec.id)
+                    summary.errors += 1
+                    continue
+                stored.append(applied)
+                if outcome.rate_limit_reset is not None:
+                    summary.ratelimited += 1
+                elif outcome.error is not None:
+                    summary.errors += 1
+                    summary.deleted += self._delete_if_hopeless(applied)
+                else:
+                    summary.ok += 1
+            done = [applied.project_id for applied in stored]
+            if done:
+                CheckClaim.delete().where(CheckClaim.project.in_(done)).execute()
+        for applied in stored:
+            self.checker.notify(applied)
+
+    def _delete_if_hopeless(self, applied: AppliedCheck) -> int:
+        """As the in-process pass does: a project failing too often with no versions nor packages goes."""
+        pid = applied.project_id
+        if (applied.snapshot.error_counter < self.error_threshold
+                or ProjectVersion.select().where(ProjectVersion.project == pid).exists()
+                or Package.select().where(Package.project == pid).exists()):
+            return 0
+        log.info("deleting project %s (%s): %d failed checks and no versions", pid, applied.snapshot.name,
+                 applied.snapshot.error_counter)
+        delete_project(Project.get_by_id(pid), agent=SYSTEM_AGENT)
+        return 1
+
+
+def _consumer_class() -> type:
+    from celery.worker.consumer import Consumer as CeleryConsumer
+
+    class Consumer(CeleryConsumer):
+        """Celery's consumer, reconnecting to a lost broker every :data:`RECONNECT_MAX_SECONDS` at most
+        (Celery's own waits grow to 30 s: a broker back after a restart would wait that long for work)."""
+
+        def ensure_connected(self, conn: Any) -> Any:
+            conn.ensure_connection = functools.partial(conn.ensure_connection, interval_start=0.5,
+                                                       interval_step=1, interval_max=RECONNECT_MAX_SECONDS)
+            return super().ensure_connected(conn)
+
+    return Consumer
+
+
+def __getattr__(name: str) -> Any:  # ``worker_consumer = "anitrack_core.scale.worker:Consumer"``, made on demand
+    if name == "Consumer":
+        return _consumer_class()
+    raise AttributeError(name)
+
+
+def worker_app(runtime: Runtime) -> Any:
+    """The Celery app of a worker, with the check task bound to this process's :class:`BatchChecker`."""
+    app = make_app(runtime.settings.broker_url)
+    batches = BatchChecker(runtime)
+
+    @app.task(name=TASK_NAME, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+    def check_batch(token: str, ids: list[int], claim_seconds: float) -> dict[str, Any]:
+        return asdict(batches.run(token, [int(pid) for pid in ids], float(claim_seconds)))
+
+    return app
+
+
+def run_worker(runtime: Runtime, *, concurrency: int, name: str | None = None, loglevel: str = "INFO") -> int:
+    """Run a Celery worker until it is stopped (SIGTERM, Ctrl-C: warm shutdown); returns its exit code.
+
+    :raises AnitrackError: the broker is memory:// or cannot be reached.
+    """
+    url = runtime.settings.broker_url
+    app = worker_app(runtime)
+    require_broker(app, url)
+    db = runtime.db
+    if hasattr(db, "_max_connections"):  # one pooled connection per thread, plus the heartbeat's
+        db._max_connections = max(db._max_connections, concurrency + 2)
+    hostname = name or f"anitrack@{socket.gethostname()}:{os.getpid()}"
+    heartbeat = Heartbeat(hostname, "worker", concurrency)
+    worker = app.Worker(hostname=hostname, pool="threads", concurrency=concurrency, loglevel=loglevel,
+                        queues=[check_queue().name], without_mingle=True, without_gossip=True)
+    heartbeat.start()
+    try:
+        worker.start()
+    finally:
+        heartbeat.stop()
+    return worker.exitcode or 0
