@@ -313,10 +313,14 @@ class Checker:
                 pool.shutdown(wait=False, cancel_futures=True)  # the checks not begun are given up: still due
                 raise
 
-    def write_batch(self, outcomes: Sequence[FetchOutcome], *, record: int | None = None) -> RunSummary:
+    def write_batch(self, outcomes: Sequence[FetchOutcome], *, record: int | None = None,
+                    keep: Callable[[Sequence[FetchOutcome]], Sequence[FetchOutcome]] | None = None,
+                    then: Callable[[list[AppliedCheck]], None] | None = None) -> RunSummary:
         """Save *outcomes* in one transaction (one savepoint per project), then tell the plugins; returns
         the counts of the batch.  Usable alone (a worker of a scaled-out pass): *record*, the id of a pass
         record (:func:`anitrack_core.db.passes.start_pass`), gets the counts in the same transaction.
+        In that transaction too, *keep* chooses the outcomes still to save (a worker's claims still held:
+        those it leaves out are not counted) and *then* gets the checks saved (to release their claims).
 
         A project whose check cannot be saved for its own reason (bad data, a plugin's bug) is rolled back
         alone and counted as an error.  A database found locked (or a lost PostgreSQL connection) makes the
@@ -327,20 +331,21 @@ class Checker:
         """
         db = Project._meta.database
         count = len(outcomes)
-        applied_checks, counts = retrying(lambda: self._write_once(outcomes, record), db=db,
+        applied_checks, counts = retrying(lambda: self._write_once(outcomes, record, keep, then), db=db,
                                           patience=self.settings.check_write_retry,
                                           what=f"could not save the checks of {count} project(s)")
         for applied in applied_checks:
             self.notify(applied)
         return counts
 
-    def _write_once(self, outcomes: Sequence[FetchOutcome], record: int | None
-                    ) -> tuple[list[AppliedCheck], RunSummary]:
+    def _write_once(self, outcomes: Sequence[FetchOutcome], record: int | None,
+                    keep: Callable[[Sequence[FetchOutcome]], Sequence[FetchOutcome]] | None,
+                    then: Callable[[list[AppliedCheck]], None] | None) -> tuple[list[AppliedCheck], RunSummary]:
         applied_checks: list[AppliedCheck] = []
         counts = RunSummary()
         db = Project._meta.database
         with db.atomic():
-            for outcome in outcomes:
+            for outcome in (keep(outcomes) if keep is not None else outcomes):
                 counts.checked += 1
                 try:
                     applied = self.apply(outcome)
@@ -358,6 +363,8 @@ class Checker:
                     counts.deleted += self._delete_if_hopeless(applied)
                 else:
                     counts.ok += 1
+            if then is not None:
+                then(applied_checks)
             if record is not None:
                 passes.add_batch(record, checked=counts.checked, ok=counts.ok, errors=counts.errors,
                                  ratelimited=counts.ratelimited)

@@ -28,6 +28,7 @@ import os
 import socket
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -36,9 +37,7 @@ import peewee
 
 from ..check.runner import Checker, RunSummary
 from ..check.spec import ProjectSpec
-from ..db.models import Package, Project, ProjectVersion, database_proxy, utcnow
-from ..db.projects import delete_project
-from ..events import SYSTEM_AGENT
+from ..db.models import Project, ProjectVersion, database_proxy, utcnow
 from .app import TASK_NAME, check_queue, make_app, require_broker
 from .heartbeat import Heartbeat
 from .limits import SharedHostSlots, SharedPauses, is_postgres
@@ -46,6 +45,7 @@ from .models import CheckClaim
 
 if TYPE_CHECKING:
     from ..check.apply import AppliedCheck
+    from ..check.backend_versions import FetchOutcome
     from ..runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -76,7 +76,6 @@ class BatchChecker:
         self.checker = Checker(runtime)
         self.checker.slots = SharedHostSlots(runtime.settings.check_per_host)
         self.checker.pauses = SharedPauses()
-        self.error_threshold = runtime.settings.check_error_threshold
 
     def run(self, token: str, ids: list[int], claim_seconds: float) -> BatchSummary:
         summary, started = BatchSummary(), time.monotonic()
@@ -137,50 +136,22 @@ class BatchChecker:
         return [ProjectSpec.from_row(row, newest_version_on=newest.get(row["id"])) for row in rows]
 
     def _write(self, token: str, outcomes: list, summary: BatchSummary) -> None:
-        """Store *outcomes* whose claim this batch still holds, deleting those claims in the same transaction."""
-        stored: list[AppliedCheck] = []
-        db = database_proxy
-        with db.atomic():
-            ids = [outcome.spec.id for outcome in outcomes]
-            query = CheckClaim.select(CheckClaim.project).where(CheckClaim.token == token,
-                                                                 CheckClaim.project.in_(ids))
-            held = {pid for (pid,) in (query.for_update() if is_postgres() else query).tuples()}
-            for outcome in outcomes:
-                if outcome.spec.id not in held:
-                    summary.skipped += 1  # stored by an earlier delivery, or given to another batch
-                    continue
-                summary.checked += 1
-                try:
-                    applied = self.checker.apply(outcome)  # its own savepoint
-                except Exception:  # rolled back to the savepoint; the claim expires and the project is retried
-                    log.exception("could not save the check of project %s", outcome.spec.id)
-                    summary.errors += 1
-                    continue
-                stored.append(applied)
-                if outcome.rate_limit_reset is not None:
-                    summary.ratelimited += 1
-                elif outcome.error is not None:
-                    summary.errors += 1
-                    summary.deleted += self._delete_if_hopeless(applied)
-                else:
-                    summary.ok += 1
-            done = [applied.project_id for applied in stored]
-            if done:
-                CheckClaim.delete().where(CheckClaim.project.in_(done)).execute()
-        for applied in stored:
-            self.checker.notify(applied)
+        """Store the *outcomes* whose claim this batch still holds, releasing those claims in the same
+        transaction (the runner's batch writer: its retries on a locked database, its error handling)."""
 
-    def _delete_if_hopeless(self, applied: AppliedCheck) -> int:
-        """As the in-process pass does: a project failing too often with no versions nor packages goes."""
-        pid = applied.project_id
-        if (applied.snapshot.error_counter < self.error_threshold
-                or ProjectVersion.select().where(ProjectVersion.project == pid).exists()
-                or Package.select().where(Package.project == pid).exists()):
-            return 0
-        log.info("deleting project %s (%s): %d failed checks and no versions", pid, applied.snapshot.name,
-                 applied.snapshot.error_counter)
-        delete_project(Project.get_by_id(pid), agent=SYSTEM_AGENT)
-        return 1
+        def still_held(batch: Sequence[FetchOutcome]) -> list[FetchOutcome]:
+            query = CheckClaim.select(CheckClaim.project).where(CheckClaim.token == token,
+                                                                 CheckClaim.project.in_([o.spec.id for o in batch]))
+            held = {pid for (pid,) in (query.for_update() if is_postgres() else query).tuples()}
+            return [outcome for outcome in batch if outcome.spec.id in held]
+
+        def release(stored: list[AppliedCheck]) -> None:
+            if stored:
+                CheckClaim.delete().where(CheckClaim.project.in_([a.project_id for a in stored])).execute()
+
+        counts = self.checker.write_batch(outcomes, keep=still_held, then=release)
+        summary.skipped += len(outcomes) - counts.checked  # stored by an earlier delivery, or given elsewhere
+        summary.add(counts)
 
 
 def _consumer_class() -> type:
