@@ -154,7 +154,8 @@ def postgres_cpu(server: object) -> float:
         fields = text.rsplit(")", 1)[1].split()
         stats[int(stat.parent.name)] = (int(fields[1]), cmdline, sum(int(x) for x in fields[11:15]))
     postmaster = next((pid for pid, (_, cmdline, _) in stats.items()
-                       if str(server.data_dir).encode() in cmdline and b"postgres" in cmdline), None)
+                       if cmdline.split(b"\0")[0].endswith(b"/postgres") and str(server.data_dir).encode() in cmdline),
+                      None)
     total = sum(ticks for pid, (parent, _, ticks) in stats.items() if postmaster in (pid, parent))
     return total / os.sysconf("SC_CLK_TCK")
 
