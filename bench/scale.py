@@ -143,6 +143,23 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def postgres_cpu(server: object) -> float:
+    """CPU seconds of the bench's PostgreSQL: its postmaster and its processes, with those that have exited."""
+    stats = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text, cmdline = stat.read_text(), (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        fields = text.rsplit(")", 1)[1].split()
+        stats[int(stat.parent.name)] = (int(fields[1]), cmdline, sum(int(x) for x in fields[11:15]))
+    postmaster = next((pid for pid, (_, cmdline, _) in stats.items()
+                       if cmdline.split(b"\0")[0].endswith(b"/postgres") and str(server.data_dir).encode() in cmdline),
+                      None)
+    total = sum(ticks for pid, (parent, _, ticks) in stats.items() if postmaster in (pid, parent))
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def environment(url: str, broker_url: str, data: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANITRACK_")}
     env.update({"ANITRACK_DATABASE_URL": url, "ANITRACK_BROKER_URL": broker_url, "ANITRACK_DATA_DIR": str(data),
@@ -213,16 +230,17 @@ def main() -> None:
                         run_dir = Path(tmp) / f"{latency}-{mode.split()[0]}"
                         (run_dir / "data").mkdir(parents=True)
                         env = environment(url, broker.url, run_dir / "data")
-                        cpu = children_cpu()
+                        cpu, pg_cpu = children_cpu(), postgres_cpu(postgres)
                         if mode == "check --all":
                             seconds = run_inprocess(env)
                         else:
                             seconds = run_workers(env, url, int(mode.split()[0]), args.projects, run_dir)
                         cpu_ms = (children_cpu() - cpu) * 1000 / args.projects
+                        pg_ms = (postgres_cpu(postgres) - pg_cpu) * 1000 / args.projects
                         rate = args.projects / seconds
                         results.append((latency, mode, seconds, rate, verify(url, args.projects)))
                         print(f"latency {latency * 1000:.0f} ms, {mode:<12} {seconds:7.1f} s  {rate:7.0f} checks/s  "
-                              f"{cpu_ms:5.1f} ms CPU/check (anitrack processes)  {results[-1][4]}", flush=True)
+                              f"CPU/check: {cpu_ms:4.1f} ms anitrack, {pg_ms:4.1f} ms PostgreSQL  {results[-1][4]}", flush=True)
                 finally:
                     upstream.terminate()
                     upstream.wait()

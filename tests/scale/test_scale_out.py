@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 
 def test_each_project_checked_once_per_interval(rig):
     ids = rig.seed(1000)
