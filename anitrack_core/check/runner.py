@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import peewee
 
@@ -99,6 +99,14 @@ class WorkerChecker:
 
     def __call__(self) -> Fetcher:
         return Checker(worker_runtime(self.values, self.sources)).fetch
+
+
+def specs_from_rows(rows: list[dict[str, Any]]) -> list[ProjectSpec]:
+    """The specs of the projects of *rows* (project rows as dicts), with one query for their newest versions."""
+    ids = [row["id"] for row in rows]
+    newest = dict(ProjectVersion.select(ProjectVersion.project, peewee.fn.MAX(ProjectVersion.created_on))
+                  .where(ProjectVersion.project.in_(ids)).group_by(ProjectVersion.project).tuples())
+    return [ProjectSpec.from_row(row, newest_version_on=newest.get(row["id"])) for row in rows]
 
 
 class Checker:
@@ -199,10 +207,7 @@ class Checker:
         return [pid for (pid,) in query.order_by(Project.next_check, Project.id).tuples()]
 
     def _specs(self, ids: list[int]) -> list[ProjectSpec]:
-        rows = list(Project.select().where(Project.id.in_(ids)).dicts())
-        newest = dict(ProjectVersion.select(ProjectVersion.project, peewee.fn.MAX(ProjectVersion.created_on))
-                      .where(ProjectVersion.project.in_(ids)).group_by(ProjectVersion.project).tuples())
-        return [ProjectSpec.from_row(row, newest_version_on=newest.get(row["id"])) for row in rows]
+        return specs_from_rows(list(Project.select().where(Project.id.in_(ids)).dicts()))
 
     def run_pass(self, *, everything: bool = False, ids: Iterable[int] | None = None,
                  stop: threading.Event | None = None,

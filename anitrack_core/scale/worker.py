@@ -33,11 +33,8 @@ from dataclasses import asdict, dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-import peewee
-
-from ..check.runner import Checker, RunSummary
-from ..check.spec import ProjectSpec
-from ..db.models import Project, ProjectVersion, database_proxy, utcnow
+from ..check.runner import Checker, RunSummary, specs_from_rows
+from ..db.models import Project, database_proxy, utcnow
 from .app import TASK_NAME, check_queue, make_app, require_broker
 from .heartbeat import Heartbeat
 from .limits import SharedHostSlots, SharedPauses, is_postgres
@@ -112,7 +109,7 @@ class BatchChecker:
             return
         renewed = self._renew(token, claim_seconds)
         outcomes = []
-        for spec in self._specs(rows):
+        for spec in specs_from_rows(rows):
             if time.monotonic() - renewed > claim_seconds / 4:
                 renewed = self._renew(token, claim_seconds)
             outcomes.append(self.checker.fetch(spec))
@@ -127,13 +124,6 @@ class BatchChecker:
         (CheckClaim.update(expires_on=utcnow() + timedelta(seconds=claim_seconds))
          .where(CheckClaim.token == token).execute())
         return time.monotonic()
-
-    @staticmethod
-    def _specs(rows: list[dict[str, Any]]) -> list[ProjectSpec]:
-        ids = [row["id"] for row in rows]
-        newest = dict(ProjectVersion.select(ProjectVersion.project, peewee.fn.MAX(ProjectVersion.created_on))
-                      .where(ProjectVersion.project.in_(ids)).group_by(ProjectVersion.project).tuples())
-        return [ProjectSpec.from_row(row, newest_version_on=newest.get(row["id"])) for row in rows]
 
     def _write(self, token: str, outcomes: list, summary: BatchSummary) -> None:
         """Store the *outcomes* whose claim this batch still holds, releasing those claims in the same

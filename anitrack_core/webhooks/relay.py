@@ -45,7 +45,7 @@ from standardwebhooks import Webhook as Signer
 from ..check.http import guard as netguard
 from ..check.http import transport
 from ..check.http.client import describe, guarded_session
-from ..db.models import OutboxEvent, Package, Webhook, WebhookDelivery, database_proxy, utcnow
+from ..db.models import Distro, OutboxEvent, Package, Webhook, WebhookDelivery, database_proxy, utcnow
 from ..events import outbox, signals
 from ..events.topology import routing_key
 
@@ -337,8 +337,6 @@ def _mapped_distros(project_ids: set[int]) -> dict[int, set[str]]:
     """The distributions each project is packaged in (lower case), in one query."""
     found: dict[int, set[str]] = {}
     if project_ids:
-        from ..db.models import Distro
-
         rows = (Package.select(Package.project, Distro.name).join(Distro)
                 .where(Package.project.in_(list(project_ids))).tuples())
         for project_id, name in rows:

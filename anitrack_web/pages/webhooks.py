@@ -81,7 +81,7 @@ def add_routes(app: Bottle, ctx: WebContext) -> None:
     def delete_webhook(webhook_id: int) -> None:
         user = require_user()
         check_csrf()
-        if not subscriptions.delete(user, own(user, webhook_id).id):
+        if not subscriptions.delete(user, webhook_id):
             raise HTTPError(404, "You have no webhook with that id.")
         flash(f"Webhook {webhook_id} deleted.", "success")
         redirect("/settings/webhooks/", 303)
