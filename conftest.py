@@ -1,4 +1,4 @@
-"""Test-wide safety: tests never touch the internet.
+"""Test-wide safety (tests never touch the internet) and the `--store-only` option.
 
 Name resolution is limited to ``localhost`` and numeric addresses, so a test
 that would reach a real upstream fails at once with a clear error instead of
@@ -28,3 +28,21 @@ def _loopback_only_getaddrinfo(host, port, *args, **kwargs):
 @pytest.fixture(autouse=True)
 def _no_internet(monkeypatch):
     monkeypatch.setattr(socket, "getaddrinfo", _loopback_only_getaddrinfo)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--store-only", action="store_true",
+                     help="run only the tests that use a database (anitrack_database_url)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--store-only`` keeps the tests that ask, directly or through other fixtures, for
+    ``anitrack_database_url``: the run on a second database engine repeats only what that engine changes."""
+    if not config.getoption("--store-only"):
+        return
+    kept, dropped = [], []
+    for item in items:
+        (kept if "anitrack_database_url" in getattr(item, "fixturenames", ()) else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept

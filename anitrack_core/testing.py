@@ -12,9 +12,10 @@ suite gets these fixtures with nothing to import:
     ``error`` says why when it fails); it is unregistered after the test.
 ``anitrack_database_url`` / ``anitrack_db``
     a new, empty database with the current schema: SQLite in the test's
-    temporary directory, or, when ``ANITRACK_TEST_DB=postgres``, a database on
-    a PostgreSQL server the session starts from the Debian ``postgresql``
-    binaries.
+    temporary directory.  To run your tests on another database engine,
+    override ``anitrack_database_url`` in your conftest.py with a fixture that
+    yields the URL of an empty database (anitrack's own test suite does so for
+    PostgreSQL).
 ``fake_upstream``
     a :class:`~anitrack_core.testing_upstream.FakeUpstream` on a free loopback
     port: ``fake_upstream.route("/releases/", "<html>...")``, then
@@ -43,88 +44,36 @@ suite gets these fixtures with nothing to import:
     the backend the case names, from ``anitrack_plugins``: register your plugin
     first) against the case's cassette, asserts what the case expects and
     returns the :class:`~anitrack_core.testing_replay.RecordedRun`.
-``anitrack_rabbitmq`` / ``anitrack_redis``
-    a throwaway RabbitMQ node / Redis server on free loopback ports, started
-    once per session from the Debian ``rabbitmq-server`` / ``redis-server``
-    packages (:class:`~anitrack_core.testing_servers.RabbitMQServer`,
-    :class:`~anitrack_core.testing_servers.RedisServer`): ``.url`` is the
-    broker URL for kombu; ``.halt()`` and ``.restart()`` stage an outage.
 ``anitrack_env``
     the ``ANITRACK_*`` environment of an isolated instance (data dir, database),
     applied to ``os.environ`` for the test; ``run_anitrack(*argv)`` runs the CLI
     in-process with it and returns ``(exit_code, stdout, stderr)``.
 
-``live_wsgi_server(app)``
-    a context manager serving a WSGI app with waitress on a free loopback port;
-    yields its base URL (tests drive the real server over HTTP).
-
-A server that is absent skips the tests needing it, with the reason, except
-under CI (``CI`` set), where it fails them: CI must never pass by skipping.
-
-``pytest --store-only`` runs only the tests that use a database (those that
-ask, directly or through other fixtures, for ``anitrack_database_url``): the
-run on a second database engine repeats only what that engine changes.
+A fixture that needs what is not installed (a cassette, for example) skips
+the test with the reason, except under CI (``CI`` set), where it fails it: CI
+must never pass by skipping (:func:`skip_or_fail`).
 """
 
 from __future__ import annotations
 
 import io
 import os
-import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--store-only", action="store_true",
-                     help="run only the tests that use a database (anitrack_database_url)")
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not config.getoption("--store-only"):
-        return
-    kept, dropped = [], []
-    for item in items:
-        (kept if "anitrack_database_url" in getattr(item, "fixturenames", ()) else dropped).append(item)
-    if dropped:
-        config.hook.pytest_deselected(items=dropped)
-        items[:] = kept
-
-
-@contextmanager
-def live_wsgi_server(app: Any, threads: int = 4, port: int = 0) -> Iterator[str]:
-    """Serve the WSGI *app* with waitress on loopback in a thread; yields the base URL.
-
-    :param port: the port to listen on; 0 (the default) takes a free one.
-    """
-    import threading
-
-    import waitress.server
-
-    server = waitress.server.create_server(app, host="127.0.0.1", port=port, threads=threads)
-
-    def run() -> None:
-        try:
-            server.run()
-        except OSError:  # the sockets are closed under the loop when the server stops
-            pass
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.effective_port}"
-    finally:
-        server.close()
-        thread.join(timeout=5)
+def in_ci() -> bool:
+    """Tell whether we run in CI: environment variable ``CI`` set to anything but 0/false/no."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
 def skip_or_fail(reason: str) -> None:
     """Skip the test for *reason*, or fail it when running under CI."""
-    if os.environ.get("CI"):
+    if in_ci():
         pytest.fail(f"{reason} (CI must not skip)", pytrace=False)
     pytest.skip(reason)
 
@@ -208,84 +157,10 @@ def recorded_case(anitrack_plugins: Any) -> Callable[..., Any]:
     return run
 
 
-@pytest.fixture(scope="session")
-def _anitrack_postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from anitrack_core.testing_servers import PostgresServer, ServerUnavailable
-
-    try:
-        server = PostgresServer().__enter__()
-    except ServerUnavailable as exc:
-        yield exc
-        return
-    try:
-        yield server
-    finally:
-        server.__exit__(None, None, None)
-
-
-def _session_server(kind: str) -> Iterator[Any]:
-    from anitrack_core import testing_servers
-
-    try:
-        server = getattr(testing_servers, kind)().start()
-    except testing_servers.ServerUnavailable as exc:
-        yield exc
-        return
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture(scope="session")
-def _anitrack_rabbitmq_server() -> Iterator[Any]:
-    yield from _session_server("RabbitMQServer")
-
-
-@pytest.fixture(scope="session")
-def _anitrack_redis_server() -> Iterator[Any]:
-    yield from _session_server("RedisServer")
-
-
-def _running(server: Any, what: str) -> Any:
-    if isinstance(server, Exception):
-        skip_or_fail(f"{what} unavailable: {server}")
-    if not server.running:  # a test halted it and failed before restarting it
-        server.restart()
-    return server
-
-
 @pytest.fixture
-def anitrack_rabbitmq(_anitrack_rabbitmq_server: Any) -> Any:
-    return _running(_anitrack_rabbitmq_server, "RabbitMQ")
-
-
-@pytest.fixture
-def anitrack_redis(_anitrack_redis_server: Any) -> Any:
-    return _running(_anitrack_redis_server, "Redis")
-
-
-@pytest.fixture
-def anitrack_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    kind = os.environ.get("ANITRACK_TEST_DB", "sqlite").lower()
-    if kind == "sqlite":
-        yield f"sqlite:///{tmp_path / 'anitrack-test.db'}"
-        return
-    if kind != "postgres":
-        pytest.fail(f"ANITRACK_TEST_DB must be 'sqlite' or 'postgres', not {kind!r}", pytrace=False)
-    server = request.getfixturevalue("_anitrack_postgres_server")
-    if isinstance(server, Exception):
-        skip_or_fail(f"PostgreSQL unavailable: {server}")
-    name = "t_" + uuid.uuid4().hex[:16]
-    url = server.create_database(name)
-    try:
-        yield url
-    finally:
-        from anitrack_core.db.models import database_proxy
-
-        if database_proxy.obj is not None:
-            database_proxy.obj.close_all()
-        server.drop_database(name)
+def anitrack_database_url(tmp_path: Path) -> str:
+    """The URL of a new, empty SQLite database in the test's temporary directory."""
+    return f"sqlite:///{tmp_path / 'anitrack-test.db'}"
 
 
 @pytest.fixture

@@ -26,7 +26,6 @@ import random
 import resource
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -38,6 +37,10 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # the checkout: the test servers' free-port helper
+
+from tests.servers import free_port  # noqa: E402
+
 HOST = "127.0.0.1"  # loopback only, always
 
 
@@ -106,12 +109,6 @@ def scenarios(projects: int) -> list[Scenario]:
 
 
 # ---------------------------------------------------------------- the server
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        return sock.getsockname()[1]
-
 
 def server_env(db_path: Path, data_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANITRACK_")}

@@ -3,7 +3,7 @@
     python bench/import.py                       # 100,000 projects, 1,000,000 versions
     python bench/import.py --projects 10000      # a smaller run
 
-It starts a throwaway PostgreSQL server (Debian's binaries, anitrack_core.testing_servers), makes an
+It starts a throwaway PostgreSQL server (Debian's binaries, tests/servers/postgres.py), makes an
 Anitya database there with the tables and columns of Anitya's schema revision ebc827e80373 (the
 Alembic stamp included) filled by generate_series (10 versions per project, one package per
 project, a flag every 100 projects, 1,000 users with a token each), makes an empty anitrack database
@@ -93,7 +93,7 @@ def main() -> int:
 
     import psycopg2
 
-    from anitrack_core.testing_servers import PostgresServer
+    from tests.servers.postgres import PostgresServer
 
     with PostgresServer() as server, tempfile.TemporaryDirectory(prefix="anitrack-import-bench-") as tmp:
         source = server.create_database("anitya_bench")
@@ -127,4 +127,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout: tests/servers
     sys.exit(main())

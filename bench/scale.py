@@ -6,7 +6,7 @@ Prints figures (checks/s, scaling efficiency); it is not a test.  What it does (
 section "Scaled-out checking"):
 
 1. starts a throwaway PostgreSQL (max_connections raised to 300: one connection per worker thread) and
-   a broker (Redis or RabbitMQ) from the Debian packages, as the tests do (anitrack_core.testing_servers);
+   a broker (Redis or RabbitMQ) from the Debian packages, as the tests do (tests/servers);
 2. starts a fake upstream in a child process: asyncio, HTTP/1.1 keep-alive, on 127.0.0.1 ... 127.0.0.16,
    answering each project's page (three tarball links) after *latency* seconds;
 3. for each latency and each mode, on a fresh database of N due `custom` projects spread over the 16
@@ -68,7 +68,7 @@ def serve(port: int, latency: float) -> None:
 
 
 def start_upstream(latency: float) -> tuple[subprocess.Popen, int]:
-    from anitrack_core.testing_servers import free_port
+    from tests.servers import free_port
 
     port = free_port("127.0.0.1")
     process = subprocess.Popen([sys.executable, __file__, "--serve", str(port), str(latency)],
@@ -80,7 +80,7 @@ def start_upstream(latency: float) -> tuple[subprocess.Popen, int]:
 # ---- servers and data ----
 
 def start_postgres() -> object:
-    from anitrack_core.testing_servers import PostgresServer
+    from tests.servers.postgres import PostgresServer
 
     class Server(PostgresServer):
         def _initdb(self) -> None:
@@ -92,9 +92,10 @@ def start_postgres() -> object:
 
 
 def start_broker(kind: str) -> object:
-    from anitrack_core import testing_servers
+    from tests.servers.brokers import start_rabbitmq, start_redis
 
-    return (testing_servers.RedisServer if kind == "redis" else testing_servers.RabbitMQServer)().start()
+    root = Path(tempfile.mkdtemp(prefix=f"anitrack-{kind}-"))
+    return (start_redis if kind == "redis" else start_rabbitmq)(root)
 
 
 def fresh_database(server: object, projects: int, port: int) -> str:

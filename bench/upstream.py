@@ -36,6 +36,10 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout: the test servers' free-port helper
+
+from tests.servers import free_port  # noqa: E402
+
 VERSIONS_PER_PROJECT = 5
 _PAGE = """<!DOCTYPE html>
 <html>
@@ -72,12 +76,6 @@ def write_site(root: Path, projects: int) -> None:
         folder = root / "p" / str(n)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "index.html").write_text(page(n), encoding="utf-8")
-
-
-def free_port(address: str = "127.0.0.1") -> int:
-    with socket.socket() as sock:
-        sock.bind((address, 0))
-        return sock.getsockname()[1]
 
 
 def loopback_addresses(count: int) -> list[str]:

@@ -11,11 +11,7 @@ import urllib.request
 
 import pytest
 
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from tests.servers import free_port
 
 
 def get(url, method="GET"):

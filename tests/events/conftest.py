@@ -1,7 +1,7 @@
 """Events: a runtime with the custom backend, a live HTTP API, and helpers to read the outbox and the wire.
 
 Broker tests use the session's throwaway servers (``anitrack_rabbitmq``,
-``anitrack_redis`` from anitrack_core.testing).
+``anitrack_redis`` from tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 import requests
 
 from anitrack_core.db.models import OutboxEvent
-from anitrack_core.testing import live_wsgi_server as live_server
+from tests.servers.wsgi import live_wsgi_server as live_server
 
 TOKEN_OWNER = "tester@example.org"
 #: an upstream page for the custom backend's default regex (project "foo"), then the same with more versions

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from anitrack_core.testing_servers import free_port
+from tests.servers import free_port
 
 from .brokers import bound_queue, drain, fedora_messages, pika_channel
 

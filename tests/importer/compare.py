@@ -68,7 +68,7 @@ def differences(anitya: str, anitrack: str) -> list[tuple[int, str, str, Any, An
 def served_anitrack() -> Iterator[str]:
     """anitrack's app, with the environment's settings, on a free loopback port."""
     from anitrack_core.runtime import load_runtime
-    from anitrack_core.testing import live_wsgi_server
+    from tests.servers.wsgi import live_wsgi_server
     from anitrack_web import create_app
 
     runtime = load_runtime()

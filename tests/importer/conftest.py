@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from anitrack_core.testing import skip_or_fail
+from tests.servers.locking import file_lock
 
 ANITYA_VERSION = "2.3.0"
 SIDE = Path(__file__).with_name("anitya_side.py")
@@ -39,16 +40,17 @@ def anitya_python(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
     venv = Path(cache.mkdir(name)) if cache is not None else tmp_path_factory.mktemp(name)
     python = venv / "bin" / "python"
     marker = venv / "installed"
-    if marker.exists() and python.exists():
-        return python
-    subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
-    done = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                           f"anitya=={ANITYA_VERSION}", "waitress", "psycopg2-binary"],
-                          capture_output=True, text=True, timeout=600)
-    if done.returncode != 0:
-        skip_or_fail(f"cannot install anitya {ANITYA_VERSION} from the package index: "
-                     f"{(done.stderr.strip().splitlines() or ['pip failed'])[-1]}")
-    marker.write_text(ANITYA_VERSION)
+    with file_lock(venv.with_name(name + ".lock")):  # xdist workers share the cached venv: one installs it
+        if marker.exists() and python.exists():
+            return python
+        subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
+        done = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                               f"anitya=={ANITYA_VERSION}", "waitress", "psycopg2-binary"],
+                              capture_output=True, text=True, timeout=600)
+        if done.returncode != 0:
+            skip_or_fail(f"cannot install anitya {ANITYA_VERSION} from the package index: "
+                         f"{(done.stderr.strip().splitlines() or ['pip failed'])[-1]}")
+        marker.write_text(ANITYA_VERSION)
     return python
 
 

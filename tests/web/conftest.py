@@ -12,7 +12,7 @@ import requests
 
 from anitrack_core import hookimpl
 from anitrack_core.backend import Backend
-from anitrack_core.testing import live_wsgi_server as live_server
+from tests.servers.wsgi import live_wsgi_server as live_server
 
 from .actions_helpers import clients  # noqa: F401 (a fixture of the action pages' tests)
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from anitrack_core.testing import skip_or_fail
-from anitrack_core.testing_servers import ServerUnavailable, free_port
+from tests.servers import ServerUnavailable, free_port
 
 from .node_tools import AXE_SCRIPT, OidcProviderProcess, install_dependencies
 

@@ -17,7 +17,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from anitrack_core.testing_servers import ServerError, ServerUnavailable, free_port
+from tests.servers import ServerError, ServerUnavailable, free_port
+from tests.servers.locking import file_lock
 
 HERE = Path(__file__).resolve().parent / "node"
 #: axe-core's browser script, evaluated in pages to check their accessibility
@@ -31,10 +32,11 @@ def install_dependencies() -> None:
         if shutil.which(command) is None:
             raise ServerUnavailable(f"the {command} command is needed for the test OpenID Connect provider "
                                     "(apt-get install nodejs npm)")
-    if (HERE / "node_modules" / "oidc-provider").is_dir() and AXE_SCRIPT.is_file():
-        return
-    result = subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=HERE,
-                            capture_output=True, text=True, timeout=300)
+    with file_lock(Path(tempfile.gettempdir()) / "anitrack-browser-npm-ci.lock"):  # one xdist worker installs
+        if (HERE / "node_modules" / "oidc-provider").is_dir() and AXE_SCRIPT.is_file():
+            return
+        result = subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=HERE,
+                                capture_output=True, text=True, timeout=300)
     if result.returncode:
         raise ServerUnavailable(f"npm ci for the browser tests' node tools failed: {result.stderr.strip()}")
 

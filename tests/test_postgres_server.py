@@ -1,4 +1,4 @@
-"""Tests of anitrack_core.testing_servers: a real, throwaway PostgreSQL server.
+"""Tests of tests.servers.postgres: a real, throwaway PostgreSQL server.
 
 Tests marked ``postgres`` start a server from Debian's ``postgresql`` binaries.
 Without them they skip, with the reason shown by ``-ra``; in CI (env CI set)
@@ -8,7 +8,6 @@ they fail instead, so CI can never pass without having run them.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -20,22 +19,16 @@ from typing import NoReturn
 
 import pytest
 
-from anitrack_core import testing_servers
-from anitrack_core.testing_servers import (
-    PG_BIN_ENV,
-    PostgresServer,
-    ServerError,
-    ServerUnavailable,
-    find_postgres_bin,
-    in_ci,
-)
+from anitrack_core.testing import in_ci, skip_or_fail
+from tests.servers import ServerError, ServerUnavailable, port_open
+from tests.servers import postgres
+from tests.servers.postgres import PG_BIN_ENV, PostgresServer, find_postgres_bin
 
 
 def _unavailable(exc: ServerUnavailable) -> NoReturn:
     """Skip outside CI, fail in CI: a missing server must not pass CI silently."""
-    if in_ci():
-        pytest.fail(f"CI must run the PostgreSQL tests, but: {exc}", pytrace=False)
-    pytest.skip(str(exc))
+    skip_or_fail(f"PostgreSQL unavailable: {exc}")
+    raise AssertionError("unreachable")  # pragma: no cover - skip_or_fail raises
 
 
 def _require_binaries() -> None:
@@ -66,14 +59,6 @@ def server() -> Iterator[PostgresServer]:
         yield started
 
 
-def _port_open(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1):
-            return True
-    except OSError:
-        return False
-
-
 def _query(url: str, sql: str) -> object:
     import psycopg2
 
@@ -96,7 +81,7 @@ def test_server_lifecycle() -> None:
         assert server.url == f"postgresql://postgres@127.0.0.1:{port}/anitrack"
         assert root.parent in (Path("/dev/shm"), Path("/tmp"), Path(tempfile.gettempdir()))
         if os.geteuid() == 0:  # PostgreSQL refuses root: it runs as 'postgres'
-            assert server.data_dir.stat().st_uid == testing_servers.pwd.getpwnam("postgres").pw_uid
+            assert server.data_dir.stat().st_uid == postgres.pwd.getpwnam("postgres").pw_uid
 
         started = time.monotonic()
         first = server.create_database("first_db")
@@ -109,7 +94,7 @@ def test_server_lifecycle() -> None:
             version = str(_query(url, "show server_version"))
             assert version[:2].isdigit()
             assert server.bin_dir is not None
-            if server.bin_dir.parent.parent == testing_servers.DEBIAN_PG_ROOT:
+            if server.bin_dir.parent.parent == postgres.DEBIAN_PG_ROOT:
                 assert version.split(".")[0] == server.bin_dir.parent.name  # 15 on Debian 12
         assert _query(first, "show lc_ctype") in ("C.UTF-8", "C")
         assert _query(first, "show server_encoding") == "UTF8"
@@ -121,7 +106,7 @@ def test_server_lifecycle() -> None:
         names = server.psql("select datname from pg_database order by 1").split()
         assert "second_db" in names and "first_db" not in names
         server.drop_database("first_db")  # dropping a missing database is no error
-    assert not _port_open(port)
+    assert not port_open("127.0.0.1", port)
     assert not root.exists()
 
 
@@ -196,7 +181,7 @@ def test_watchdog_stops_the_server_when_the_test_process_is_killed() -> None:
     _require_binaries()
     script = (
         "import os, signal\n"
-        "from anitrack_core.testing_servers import PostgresServer\n"
+        "from tests.servers.postgres import PostgresServer\n"
         "server = PostgresServer().start()\n"
         "print(server.port, server.root_dir, flush=True)\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n"
@@ -208,9 +193,9 @@ def test_watchdog_stops_the_server_when_the_test_process_is_killed() -> None:
     assert result.returncode == -9, result.stderr
     port_text, root_text = result.stdout.split()
     deadline = time.monotonic() + 30
-    while (_port_open(int(port_text)) or Path(root_text).exists()) and time.monotonic() < deadline:
+    while (port_open("127.0.0.1", int(port_text)) or Path(root_text).exists()) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not _port_open(int(port_text))
+    assert not port_open("127.0.0.1", int(port_text))
     assert not Path(root_text).exists()
 
 
@@ -238,7 +223,7 @@ def test_no_binaries_anywhere_is_unavailable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv(PG_BIN_ENV, raising=False)
-    monkeypatch.setattr(testing_servers, "DEBIAN_PG_ROOT", tmp_path)
+    monkeypatch.setattr(postgres, "DEBIAN_PG_ROOT", tmp_path)
     monkeypatch.setenv("PATH", str(tmp_path))
     (tmp_path / "15" / "bin").mkdir(parents=True)
     (tmp_path / "15" / "bin" / "psql").touch(mode=0o755)  # client only
@@ -252,7 +237,7 @@ def test_no_binaries_anywhere_is_unavailable(
 
 def test_highest_complete_version_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(PG_BIN_ENV, raising=False)
-    monkeypatch.setattr(testing_servers, "DEBIAN_PG_ROOT", tmp_path)
+    monkeypatch.setattr(postgres, "DEBIAN_PG_ROOT", tmp_path)
     for version, names in (("9.6", ["initdb", "pg_ctl", "postgres", "psql"]),
                            ("13", ["initdb", "pg_ctl", "postgres", "psql"]),
                            ("16", ["psql"])):
