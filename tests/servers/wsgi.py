@@ -29,5 +29,18 @@ def live_wsgi_server(app: Any, threads: int = 4, port: int = 0) -> Iterator[str]
     try:
         yield f"http://127.0.0.1:{server.effective_port}"
     finally:
-        server.close()
+        # in the server's own thread: its loop runs while any connection is open, and a client's
+        # keep-alive connection would hold it for waitress's channel timeout (2 minutes)
+        try:
+            server.trigger.pull_trigger(lambda: _close_connections(server))
+        except OSError:  # its trigger is closed already: the loop is gone, close what is left from here
+            server.close()
         thread.join(timeout=5)
+        server.task_dispatcher.shutdown()
+
+
+def _close_connections(server: Any) -> None:
+    for channel in list(server._map.values()):
+        if channel is not server and channel is not server.trigger:
+            channel.close()
+    server.close()
