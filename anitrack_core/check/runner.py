@@ -37,7 +37,7 @@ from ..errors import AnitrackError, NotFoundError, StoreError
 from ..events import SYSTEM_AGENT
 from ..listing import SchemeCache
 from ..runtime import settings_snapshot, worker_count, worker_runtime
-from .apply import AppliedCheck, apply_outcome
+from .apply import AppliedCheck, CheckToApply, apply_outcome, apply_outcomes
 from .backend_versions import FetchOutcome, ask_backend, check_client
 from .http import FetchPolicy, HostSlots, HttpClient, RateLimitPauses
 from .http.limits import paused_message
@@ -165,9 +165,32 @@ class Checker:
     # ---- applying (the writer thread) ----
 
     def apply(self, outcome: FetchOutcome, *, dry_run: bool = False) -> AppliedCheck:
-        scheme = self.schemes.for_project(outcome.spec)
-        applied = apply_outcome(outcome, scheme, now=utcnow(), interval=self.interval(outcome.spec.backend),
-                                dry_run=dry_run)
+        outcome, scheme, interval = self._to_apply(outcome)
+        return apply_outcome(outcome, scheme, now=utcnow(), interval=interval, dry_run=dry_run)
+
+    def _to_apply(self, outcome: FetchOutcome) -> CheckToApply:
+        return outcome, self.schemes.for_project(outcome.spec), self.interval(outcome.spec.backend)
+
+    def _apply_batch(self, outcomes: Sequence[FetchOutcome]) -> list[AppliedCheck | None]:
+        """Write *outcomes* together; when that fails for a project's own reason, one at a time, so only
+        the checks that cannot be written are lost (None, logged).
+
+        :raises Exception: the database's own trouble (:func:`~anitrack_core.db.failures.storage_trouble`).
+        """
+        try:
+            return list(apply_outcomes([self._to_apply(outcome) for outcome in outcomes], now=utcnow()))
+        except Exception as exc:  # the batch's savepoint rolled back: find the culprit(s) one by one
+            if storage_trouble(exc) is not None:
+                raise
+        applied: list[AppliedCheck | None] = []
+        for outcome in outcomes:
+            try:
+                applied.append(self.apply(outcome))
+            except Exception as exc:  # the savepoint rolled this project back; the batch goes on
+                if storage_trouble(exc) is not None:
+                    raise  # the database's own trouble: the whole batch is tried again, or given up
+                log.exception("could not save the check of project %s", outcome.spec.id)
+                applied.append(None)
         return applied
 
     def notify(self, applied: AppliedCheck) -> None:
@@ -350,14 +373,10 @@ class Checker:
         counts = RunSummary()
         db = Project._meta.database
         with db.atomic():
-            for outcome in (keep(outcomes) if keep is not None else outcomes):
+            kept = list(keep(outcomes) if keep is not None else outcomes)
+            for outcome, applied in zip(kept, self._apply_batch(kept) if kept else []):
                 counts.checked += 1
-                try:
-                    applied = self.apply(outcome)
-                except Exception as exc:  # the savepoint rolled this project back; the batch goes on
-                    if storage_trouble(exc) is not None:
-                        raise  # the database's own trouble: the whole batch is tried again, or given up
-                    log.exception("could not save the check of project %s", outcome.spec.id)
+                if applied is None:
                     counts.errors += 1
                     continue
                 applied_checks.append(applied)
