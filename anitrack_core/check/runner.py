@@ -101,6 +101,17 @@ class WorkerChecker:
         return Checker(worker_runtime(self.values, self.sources)).fetch
 
 
+def _host_bounds(backend: Backend) -> dict[str, int]:
+    """The valid entries of *backend*'s ``host_concurrency`` (a plugin's mistake is logged and left out)."""
+    declared = getattr(backend, "host_concurrency", None) or {}
+    valid = {host: bound for host, bound in dict(declared).items()
+             if isinstance(host, str) and host and isinstance(bound, int) and not isinstance(bound, bool) and bound > 0}
+    if len(valid) != len(declared):
+        log.warning("backend %s: host_concurrency entries ignored (a host name and a whole number above 0 "
+                    "each): %r", backend.name, {h: b for h, b in dict(declared).items() if h not in valid})
+    return valid
+
+
 def specs_from_rows(rows: list[dict[str, Any]]) -> list[ProjectSpec]:
     """The specs of the projects of *rows* (project rows as dicts), with one query for their newest versions."""
     ids = [row["id"] for row in rows]
@@ -117,7 +128,7 @@ class Checker:
         self.settings = runtime.settings
         self.schemes = SchemeCache(self.plugins)
         self.http = http or HttpClient(FetchPolicy.from_settings(self.settings))
-        self.slots = HostSlots(self.settings.check_per_host)
+        self.slots = HostSlots(self.settings.check_per_host, self.settings.get("check.host_concurrency"))
         self.pauses = RateLimitPauses()  # by backend name
         self._backends: dict[str, Backend] = {}
         self._lock = threading.Lock()
@@ -133,6 +144,7 @@ class Checker:
                 configure = getattr(backend, "configure", None)
                 if callable(configure):
                     configure(self.settings)
+                self.slots.declare(_host_bounds(backend))
                 self._backends[cls.name] = backend
             return self._backends[cls.name]
 
