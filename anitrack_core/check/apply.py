@@ -80,6 +80,8 @@ class _Plan:
     listing: VersionListing | None
     changes: dict = field(default_factory=dict)
     fresh: list = field(default_factory=list)
+    #: how many versions were stored before the check (when they were read)
+    stored_count: int = 0
 
     @property
     def project_id(self) -> int:
@@ -160,6 +162,7 @@ def _work_out(plan: _Plan, stored_rows: list[tuple[str, datetime | None]], *, no
             changes.update({Project.http_etag: outcome.validators.etag,
                             Project.http_last_modified: outcome.validators.last_modified})
         if outcome.versions or plan.listing is None:
+            plan.stored_count = len(stored_rows)
             plan.fresh = new_versions(outcome, [raw for raw, _ in stored_rows], scheme)
             plan.listing = list_versions(scheme, stored_rows + [(rv.version, now) for rv in plan.fresh])
             changes[Project.version_listing] = plan.listing.to_json(scheme)
@@ -192,7 +195,10 @@ def _announce_new_versions(plans: list[_Plan]) -> None:
 
 def _applied(plan: _Plan, dry_run: bool) -> AppliedCheck:
     outcome, scheme, changes, row = plan.outcome, plan.scheme, plan.changes, plan.row
-    found = list_versions(scheme, [rv.version for rv in outcome.versions]).versions
+    if not plan.stored_count and len(plan.fresh) == len(outcome.versions):
+        found = list(plan.listing.versions)  # the listing was made of exactly the versions found
+    else:
+        found = list_versions(scheme, [rv.version for rv in outcome.versions]).versions
     fresh_display = [scheme.display(raw) for raw in scheme.newest_first(rv.version for rv in plan.fresh)]
     result = CheckResult(new_versions=fresh_display, found_versions=found, error=outcome.error,
                          rate_limited_until=outcome.rate_limit_reset, dry_run=dry_run)

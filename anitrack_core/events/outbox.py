@@ -126,8 +126,10 @@ def _send_signals(ids: list[int]) -> None:
     """Send the signal of each committed event among *ids*, read back from the outbox.
 
     Reading back skips the events of a savepoint that was rolled back inside
-    a transaction that committed.
+    a transaction that committed.  Nothing is read when no one listens.
     """
+    if not signals.listened():
+        return
     try:
         rows = list(OutboxEvent.select(OutboxEvent.id, OutboxEvent.topic, OutboxEvent.body, OutboxEvent.project_id)
                     .where(OutboxEvent.id.in_(sorted(set(ids)))).order_by(OutboxEvent.id).tuples())
