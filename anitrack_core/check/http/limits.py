@@ -20,6 +20,7 @@ sent while the backend it serves is paused by a rate limit.
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -38,6 +39,10 @@ MAX_RATE_LIMIT_PAUSE = timedelta(hours=24)
 class HostSlots:
     """At most :meth:`bound` requests in flight to any one upstream host (thread-safe).
 
+    Each host has a queue of as many tokens as its bound; a request takes one,
+    waiting in the C queue (no Python lock), and puts it back.  A bound that
+    grows adds tokens; one that shrinks swallows tokens as they come back.
+
     :param per_host: the bound of a host no one names.
     :param overrides: bounds by host name (the operator's); they win over what backends :meth:`declare`.
     """
@@ -47,8 +52,7 @@ class HostSlots:
         self._overrides = {_host_key(host): max(1, bound) for host, bound in (overrides or {}).items()}
         self._declared: dict[str, int] = {}
         self._lock = threading.Lock()
-        self._in_flight: dict[str, int] = {}
-        self._freed: dict[str, threading.Condition] = {}  # per host, on the one lock
+        self._hosts: dict[str, _Tokens] = {}
 
     def bound(self, host: str) -> int:
         """How many requests may be in flight to *host* at once."""
@@ -63,26 +67,60 @@ class HostSlots:
                 host = _host_key(host)
                 current = self._declared.get(host)
                 self._declared[host] = max(1, bound) if current is None else min(current, max(1, bound))
-                if host in self._freed:
-                    self._freed[host].notify_all()  # a larger bound lets waiting requests go
+                if host in self._hosts:
+                    self._hosts[host].resize(self.bound(host))
 
     @contextmanager
     def slot(self, url: str) -> Iterator[None]:
         """Hold one slot of the host of *url* for the duration of the block."""
         host = (urlsplit(url).hostname or "").lower()
-        with self._lock:
-            freed = self._freed.get(host)
-            if freed is None:
-                freed = self._freed[host] = threading.Condition(self._lock)
-            while self._in_flight.get(host, 0) >= self.bound(host):
-                freed.wait()
-            self._in_flight[host] = self._in_flight.get(host, 0) + 1
+        tokens = self._hosts.get(host)
+        if tokens is None:
+            with self._lock:
+                tokens = self._hosts.get(host)
+                if tokens is None:
+                    tokens = self._hosts[host] = _Tokens(self.bound(host))
+        tokens.take()
         try:
             yield
         finally:
+            tokens.give_back()
+
+
+class _Tokens:
+    """The slots of one host: a queue of tokens, and how many returning tokens to swallow."""
+
+    def __init__(self, bound: int) -> None:
+        self._queue: queue.SimpleQueue[None] = queue.SimpleQueue()
+        self._issued = bound
+        self._excess = 0
+        self._lock = threading.Lock()  # only to resize, and to swallow a token
+        for _ in range(bound):
+            self._queue.put(None)
+
+    def take(self) -> None:
+        self._queue.get()
+
+    def give_back(self) -> None:
+        if self._excess:
             with self._lock:
-                self._in_flight[host] -= 1
-                freed.notify()
+                if self._excess:
+                    self._excess -= 1
+                    self._issued -= 1
+                    return
+        self._queue.put(None)
+
+    def resize(self, bound: int) -> None:
+        with self._lock:
+            wanted = bound - (self._issued - self._excess)
+            if wanted > 0:
+                cancelled = min(wanted, self._excess)
+                self._excess -= cancelled
+                for _ in range(wanted - cancelled):
+                    self._issued += 1
+                    self._queue.put(None)
+            elif wanted < 0:
+                self._excess -= wanted
 
 
 def _host_key(host: str) -> str:
