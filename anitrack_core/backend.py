@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 
@@ -59,6 +60,12 @@ class Backend:
     #: projects (a limit then pauses the whole backend); False for backends that fetch any URL
     #: (a limit then only reschedules the project that hit it)
     shared_rate_limit: ClassVar[bool] = True
+    #: requests in flight at once that the index services this backend asks tolerate, by host name
+    #: (``{"pypi.org": 64}``); a host no backend names gets the operator's ``check_per_host`` (4), which
+    #: suits a project's own web server.  The bound belongs to the host: every backend's requests to it
+    #: share it (the smallest declared holds), and the operator's ``[check.host_concurrency]`` wins.  Set
+    #: it on the instance in ``configure`` when the host comes from a setting (a mirror's URL).
+    host_concurrency: ClassVar[Mapping[str, int]] = {}
 
     def get_versions(self, project: Any, http: Any) -> list[RawVersion | str]:
         """Return every version the upstream publishes for *project*.

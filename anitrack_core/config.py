@@ -72,8 +72,9 @@ class SettingsSpec:
         :param key: ``name`` for the core, ``section.name`` for a plugin.
         :param type: one of ``str``, ``int``, ``float``, ``bool``, ``list`` (of
             strings; comma-separated in an environment variable), ``Path``, or
-            ``dict``: a table of tables in the file (``[auth.providers.<name>]``),
-            whose contents the setting's owner validates; it has no single
+            ``dict``: a table in the file (``[check.host_concurrency]``, or a
+            table of tables such as ``[auth.providers.<name>]``), whose
+            contents the setting's *check* validates; it has no single
             environment variable.
         """
         if not _KEY_RE.match(key):
@@ -141,6 +142,9 @@ class Settings(Mapping[str, Any]):
             value = self._values.get(setting.key)
             if setting.type is dict:
                 for name, table in (value or {}).items():
+                    if not isinstance(table, dict):
+                        rows.append((f"{setting.key}.{name}", table, self.source(setting.key)))
+                        continue
                     for sub, subvalue in table.items():
                         masked = "********" if sub in SECRET_TABLE_KEYS and subvalue else subvalue
                         rows.append((f"{setting.key}.{name}.{sub}", masked, self.source(setting.key)))
@@ -176,6 +180,25 @@ def _positive(value: float | int | None) -> str | None:
 
 def _not_negative(value: int | None) -> str | None:
     return "must not be negative" if value is not None and value < 0 else None
+
+
+def _check_tables(value: dict[str, Any]) -> str | None:
+    if not all(isinstance(table, dict) for table in value.values()):
+        return "must hold one table per entry, such as [auth.providers.<name>]"
+    return None
+
+
+_HOST_NAME = re.compile(r"^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$|^\[?[0-9a-f]*:[0-9a-f:.]*\]?$")
+
+
+def _check_host_bounds(value: dict[str, Any]) -> str | None:
+    for host, bound in value.items():
+        if not _HOST_NAME.match(host.lower()):
+            return (f"names {host!r}, which is not a host name (write the bare name as in a URL, "
+                    "without scheme, port or path: \"pypi.org\" = 64)")
+        if isinstance(bound, bool) or not isinstance(bound, int) or bound < 1:
+            return f"gives {host!r} the bound {bound!r}: it must be a whole number of requests, 1 or more"
+    return None
 
 
 def _check_not_empty(value: str) -> str | None:
@@ -232,14 +255,18 @@ def core_settings() -> SettingsSpec:
              help="seconds a project's regular expression may run over one page")
     spec.add("check_error_threshold", type=int, default=100, check=_positive,
              help="consecutive failed checks after which a project without versions is deleted")
-    spec.add("check_concurrency", type=int, default=32, check=_positive,
+    spec.add("check_concurrency", type=int, default=64, check=_positive,
              help="checks in flight at once in one process")
     spec.add("check_processes", type=int, default=0, check=_not_negative,
              help="worker processes that fetch during a large pass (0: one per core; 1: none)")
     spec.add("check_write_retry", type=float, default=60.0, check=_not_negative,
              help="seconds a check pass retries (with back-off) saving a batch the database refuses as locked")
     spec.add("check_per_host", type=int, default=4, check=_positive,
-             help="checks in flight at once against one upstream host")
+             help="requests in flight at once to one upstream host that neither a backend nor "
+                  "[check.host_concurrency] gives a bound (a project's own web server), per process")
+    spec.add("check.host_concurrency", type=dict, default={}, check=_check_host_bounds,
+             help="requests in flight at once to a host, per process, by host name ('pypi.org' = 64): "
+                  "wins over what backends declare and over check_per_host")
     spec.add("webhooks_per_user", type=int, default=20, check=_positive,
              help="webhook subscriptions one user may have")
     spec.add("webhook_timeout", type=float, default=10.0, check=_positive,
@@ -258,7 +285,7 @@ def core_settings() -> SettingsSpec:
              help="read the package indexes' feeds of recent releases before each scheduler pass")
     spec.add("scheduler_interval", type=float, default=60.0, check=_positive,
              help="seconds between two scheduler passes over the due projects")
-    spec.add("auth.providers", type=dict, default={},
+    spec.add("auth.providers", type=dict, default={}, check=_check_tables,
              help="identity providers people sign in with: one [auth.providers.<name>] table each "
                   "(see docs/sign-in.md)")
     spec.add("auth.admin_emails", type=list, default=[],
@@ -283,10 +310,10 @@ def _coerce(setting: Setting, value: Any, source: str) -> Any:
     kind = setting.type
     if kind is dict:
         if from_env:
-            raise ConfigError(f"{where}: a table of tables is set in the configuration file, "
+            raise ConfigError(f"{where}: a table is set in the configuration file, "
                               f"not by one environment variable")
-        if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
-            raise ConfigError(f"{where}: expected tables such as [{setting.key}.<name>], got {value!r}")
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: expected a table [{setting.key}], got {value!r}")
         return value
     if isinstance(value, dict):
         raise ConfigError(f"{where}: expected a value, got a table")

@@ -98,7 +98,11 @@ class SchemeCache:
     def for_project(self, project: Any) -> VersionScheme:
         """The scheme of *project*: a model, a dict of its fields or anything with those attributes."""
         get = project.get if isinstance(project, dict) else lambda key: getattr(project, key, None)
-        key = tuple(get(name) for name in RULE_FIELDS)
+        fields = {name: get(name) for name in RULE_FIELDS}
+        # only a registered ecosystem changes the rules: every other ecosystem_name (a homepage) shares them
+        ecosystem = self.plugins.ecosystems.find(fields["ecosystem_name"])
+        fields["ecosystem_name"] = ecosystem.name if ecosystem is not None else None
+        key = tuple(fields.values())
         with self._lock:
             scheme = self._cache.get(key)
             if scheme is not None:

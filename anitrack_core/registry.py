@@ -121,6 +121,21 @@ class EcosystemRegistry(Registry[type]):
 
     def __init__(self) -> None:
         super().__init__("ecosystem", ("name", "default_backend"))
+        #: casefolded alias -> the first ecosystem registered with it
+        self._by_alias: dict[str, type] = {}
+
+    def add(self, cls: type) -> type:
+        super().add(cls)
+        for alias in getattr(cls, "aliases", ()):
+            self._by_alias.setdefault(alias.casefold(), cls)
+        return cls
+
+    def remove(self, name: str) -> None:
+        super().remove(name)
+        self._by_alias = {}
+        for ecosystem in self:
+            for alias in getattr(ecosystem, "aliases", ()):
+                self._by_alias.setdefault(alias.casefold(), ecosystem)
 
     def for_backend(self, backend_name: str) -> type | None:
         """The first ecosystem whose default backend is *backend_name*, if any."""
@@ -143,11 +158,7 @@ class EcosystemRegistry(Registry[type]):
         found = super().find(name)
         if found is not None or not name:
             return found
-        key = name.casefold()
-        for ecosystem in self:
-            if key in (alias.casefold() for alias in getattr(ecosystem, "aliases", ())):
-                return ecosystem
-        return None
+        return self._by_alias.get(name.casefold())
 
 
 class SchemeRegistry(Registry[type]):

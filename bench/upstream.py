@@ -1,6 +1,6 @@
 """A fast fake upstream on loopback for bench/checks.py: nginx, else a Python server.
 
-    /work/venv/bin/python bench/upstream.py serve ROOT PORT LOG [ADDRESS ...]   # the Python fallback
+    /work/venv/bin/python bench/upstream.py serve ROOT PORT LOG LATENCY [ADDRESS ...]   # the Python server
 
 One HTML page per project, ``/p/<n>/`` (an ``index.html``), lists five tarballs
 ``proj<n>-1.0.tar.gz`` ... ``proj<n>-1.4.tar.gz``, one link per line, which
@@ -12,7 +12,9 @@ off``, ``etag on``, ``if_modified_since before``, a very high
 ``keepalive_requests``, pid, error log and temp paths in the directory) and
 runs nginx as a child process.  Without nginx it runs the Python fallback
 (``ThreadingHTTPServer``, HTTP/1.1 keep-alive, ETag / Last-Modified and 304s)
-in a child process; it is slower than anitrack and then the bottleneck.
+in a child process; it is slower than anitrack and then the bottleneck.  Only
+the Python server can answer after a delay (*latency*, as real upstreams do);
+asking for one chooses it.
 
 Every answer's status is written, one per line, to an access log, so a caller
 can count the 200s and 304s of each phase (:meth:`Upstream.statuses`).  The
@@ -25,6 +27,7 @@ from __future__ import annotations
 import collections
 import email.utils
 import hashlib
+import json
 import os
 import shutil
 import signal
@@ -68,6 +71,14 @@ def page(n: int) -> str:
     links = "\n".join(f'<li><a href="proj{n}-1.{k}.tar.gz">proj{n} 1.{k}</a></li>'
                       for k in range(VERSIONS_PER_PROJECT))
     return _PAGE.format(n=n, links=links)
+
+
+def pypi_json(n: int) -> str:
+    """The JSON API answer of ``proj<n>`` (PyPI's shape: ``info`` and ``releases``)."""
+    releases = {version: [{"filename": f"proj{n}-{version}.tar.gz", "yanked": False}]
+                for version in expected_versions(n)}
+    return json.dumps({"info": {"name": project_name(n), "version": expected_versions(n)[-1]},
+                       "releases": releases})
 
 
 def write_site(root: Path, projects: int) -> None:
@@ -132,9 +143,11 @@ class Upstream:
     :param workdir: where the config, logs and pid go.
     :param server: ``auto`` (nginx if installed), ``nginx`` or ``python``.
     :param hosts: how many loopback addresses to listen on.
+    :param latency: seconds every answer waits (the Python server only).
     """
 
-    def __init__(self, root: Path, workdir: Path, *, server: str = "auto", hosts: int = 1) -> None:
+    def __init__(self, root: Path, workdir: Path, *, server: str = "auto", hosts: int = 1,
+                 latency: float = 0.0) -> None:
         self.root, self.workdir = root, workdir
         self.addresses = loopback_addresses(hosts)
         self.port = free_port()
@@ -142,7 +155,10 @@ class Upstream:
         self.nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
         if server == "nginx" and not self.nginx:
             raise SystemExit("nginx is not installed: apt-get update && apt-get install -y nginx-light")
-        self.kind = "nginx" if (server in ("auto", "nginx") and self.nginx) else "python"
+        if server == "nginx" and latency:
+            raise SystemExit("nginx cannot answer after a delay: use the Python server for --latency")
+        self.kind = "nginx" if (server in ("auto", "nginx") and self.nginx and not latency) else "python"
+        self.latency = latency
         self.version = ""
         self.proc: subprocess.Popen[bytes] | None = None
         self._log_offset = 0
@@ -152,16 +168,22 @@ class Upstream:
         address = self.addresses[(n - 1) % len(self.addresses)]
         return f"http://{address}:{self.port}/p/{n}/"
 
+    @property
+    def pypi_url(self) -> str:
+        """Where the PyPI-shaped JSON API is (``pypi.url``): the first address."""
+        return f"http://{self.addresses[0]}:{self.port}"
+
     def __enter__(self) -> Upstream:
         self.log.touch()
         if self.kind == "nginx":
             self._start_nginx()
         else:
             command = [sys.executable, str(Path(__file__).resolve()), "serve", str(self.root), str(self.port),
-                       str(self.log), *self.addresses]
+                       str(self.log), str(self.latency), *self.addresses]
             self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                          stderr=open(self.workdir / "python-server.log", "wb"))
-            self.version = f"Python {sys.version.split()[0]} ThreadingHTTPServer"
+            self.version = f"Python {sys.version.split()[0]} ThreadingHTTPServer" + (
+                f", answering after {1000 * self.latency:g} ms" if self.latency else "")
         self._wait_ready()
         return self
 
@@ -252,6 +274,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # headers and body are two writes: Nagle + delayed ACK would cost 40 ms
     pages: dict[str, tuple[bytes, str, str]] = {}
+    latency = 0.0
     log_file = None
     log_lock = threading.Lock()
 
@@ -260,23 +283,27 @@ class _Handler(BaseHTTPRequestHandler):
         if path.endswith("/"):
             path += "index.html"
         found = self.pages.get(path)
+        if self.latency:
+            time.sleep(self.latency)
         if found is None:
             self._answer(404, b"not found\n", {})
             return
+        kind = "application/json" if path.startswith("/pypi/") else "text/html; charset=utf-8"
         body, etag, modified = found
         headers = {"ETag": etag, "Last-Modified": modified}
         if self.headers.get("If-None-Match") == etag or (
                 not self.headers.get("If-None-Match") and self.headers.get("If-Modified-Since") == modified):
             self._answer(304, b"", headers)
             return
-        self._answer(200, body, headers)
+        self._answer(200, body, headers, kind)
 
-    def _answer(self, status: int, body: bytes, headers: dict[str, str]) -> None:
+    def _answer(self, status: int, body: bytes, headers: dict[str, str],
+                kind: str = "text/html; charset=utf-8") -> None:
         self.send_response(status)
         for name, value in headers.items():
             self.send_header(name, value)
         if status != 304:
-            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         if body:
@@ -289,13 +316,17 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
-def _serve(root: Path, port: int, log: Path, addresses: list[str]) -> None:
-    for file in root.rglob("index.html"):
-        body = file.read_bytes()
-        stat = file.stat()
+def _serve(root: Path, port: int, log: Path, latency: float, addresses: list[str]) -> None:
+    def add(path: str, body: bytes, mtime: float) -> None:
         etag = '"' + hashlib.md5(body).hexdigest()[:16] + '"'
-        modified = email.utils.formatdate(stat.st_mtime, usegmt=True)
-        _Handler.pages["/" + str(file.relative_to(root))] = (body, etag, modified)
+        _Handler.pages[path] = (body, etag, email.utils.formatdate(mtime, usegmt=True))
+
+    for file in root.rglob("index.html"):
+        mtime = file.stat().st_mtime
+        add("/" + str(file.relative_to(root)), file.read_bytes(), mtime)
+        n = int(file.parent.name)
+        add(f"/pypi/{project_name(n)}/json", pypi_json(n).encode(), mtime)
+    _Handler.latency = latency
     _Handler.log_file = open(log, "a", encoding="ascii")
     ThreadingHTTPServer.daemon_threads = True
     ThreadingHTTPServer.request_queue_size = 256
@@ -309,6 +340,6 @@ def _serve(root: Path, port: int, log: Path, addresses: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 5 or sys.argv[1] != "serve":
+    if len(sys.argv) < 6 or sys.argv[1] != "serve":
         raise SystemExit(__doc__.splitlines()[2].strip())
-    _serve(Path(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4]), sys.argv[5:] or ["127.0.0.1"])
+    _serve(Path(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4]), float(sys.argv[5]), sys.argv[6:] or ["127.0.0.1"])

@@ -65,12 +65,26 @@ def test_plugin_sections(tmp_path):
     ("disable_plugins = 'github'\n", {}, "expected a list of strings"),
     ("topic_prefix = = 1\n", {}, "is not valid TOML"),
     ("[a.b]\nc = 1\n", {}, "unknown setting.*a.b"),
-    ("[auth]\nproviders = 'github'\n", {}, "setting 'auth.providers' .*expected tables"),
+    ("[auth]\nproviders = 'github'\n", {}, "setting 'auth.providers' .*expected a table \\[auth.providers\\]"),
     ("[auth.admin_emails]\nx = 1\n", {}, "setting 'auth.admin_emails' .*expected a value, got a table"),
+    ("[auth.providers]\ngithub = 1\n", {}, "setting 'auth.providers' .*must hold one table per entry"),
+    ('[check.host_concurrency]\n"https://pypi.org" = 64\n', {},
+     "setting 'check.host_concurrency' .*'https://pypi.org', which is not a host name"),
+    ('[check.host_concurrency]\n"pypi.org" = 0\n', {}, "setting 'check.host_concurrency' .*bound 0: .*1 or more"),
+    ('[check.host_concurrency]\n"pypi.org" = "64"\n', {}, "setting 'check.host_concurrency' .*whole number"),
+    ("[check]\nhost_concurrency = 64\n", {}, "setting 'check.host_concurrency' .*expected a table"),
+    (None, {"ANITRACK_CHECK_HOST_CONCURRENCY": "pypi.org=64"},
+     "setting 'check.host_concurrency' .*is set in the configuration file"),
 ])
 def test_bad_settings_name_the_key(tmp_path, toml, env, message):
     with pytest.raises(ConfigError, match=message):
         load(tmp_path, toml, env)
+
+
+def test_host_bounds_are_read_from_their_table(tmp_path):
+    settings = load(tmp_path, '[check.host_concurrency]\n"PyPI.org" = 64\n"::1" = 2\n', {})
+    assert settings["check.host_concurrency"] == {"PyPI.org": 64, "::1": 2}
+    assert ("check.host_concurrency.PyPI.org", 64, str(tmp_path / "anitrack.toml")) in settings.public_items()
 
 
 def test_missing_config_file(tmp_path):

@@ -37,7 +37,7 @@ from ..errors import AnitrackError, NotFoundError, StoreError
 from ..events import SYSTEM_AGENT
 from ..listing import SchemeCache
 from ..runtime import settings_snapshot, worker_count, worker_runtime
-from .apply import AppliedCheck, apply_outcome
+from .apply import AppliedCheck, CheckToApply, apply_outcome, apply_outcomes
 from .backend_versions import FetchOutcome, ask_backend, check_client
 from .http import FetchPolicy, HostSlots, HttpClient, RateLimitPauses
 from .http.limits import paused_message
@@ -101,6 +101,17 @@ class WorkerChecker:
         return Checker(worker_runtime(self.values, self.sources)).fetch
 
 
+def _host_bounds(backend: Backend) -> dict[str, int]:
+    """The valid entries of *backend*'s ``host_concurrency`` (a plugin's mistake is logged and left out)."""
+    declared = getattr(backend, "host_concurrency", None) or {}
+    valid = {host: bound for host, bound in dict(declared).items()
+             if isinstance(host, str) and host and isinstance(bound, int) and not isinstance(bound, bool) and bound > 0}
+    if len(valid) != len(declared):
+        log.warning("backend %s: host_concurrency entries ignored (a host name and a whole number above 0 "
+                    "each): %r", backend.name, {h: b for h, b in dict(declared).items() if h not in valid})
+    return valid
+
+
 def specs_from_rows(rows: list[dict[str, Any]]) -> list[ProjectSpec]:
     """The specs of the projects of *rows* (project rows as dicts), with one query for their newest versions."""
     ids = [row["id"] for row in rows]
@@ -117,7 +128,7 @@ class Checker:
         self.settings = runtime.settings
         self.schemes = SchemeCache(self.plugins)
         self.http = http or HttpClient(FetchPolicy.from_settings(self.settings))
-        self.slots = HostSlots(self.settings.check_per_host)
+        self.slots = HostSlots(self.settings.check_per_host, self.settings.get("check.host_concurrency"))
         self.pauses = RateLimitPauses()  # by backend name
         self._backends: dict[str, Backend] = {}
         self._lock = threading.Lock()
@@ -133,6 +144,7 @@ class Checker:
                 configure = getattr(backend, "configure", None)
                 if callable(configure):
                     configure(self.settings)
+                self.slots.declare(_host_bounds(backend))
                 self._backends[cls.name] = backend
             return self._backends[cls.name]
 
@@ -165,9 +177,32 @@ class Checker:
     # ---- applying (the writer thread) ----
 
     def apply(self, outcome: FetchOutcome, *, dry_run: bool = False) -> AppliedCheck:
-        scheme = self.schemes.for_project(outcome.spec)
-        applied = apply_outcome(outcome, scheme, now=utcnow(), interval=self.interval(outcome.spec.backend),
-                                dry_run=dry_run)
+        outcome, scheme, interval = self._to_apply(outcome)
+        return apply_outcome(outcome, scheme, now=utcnow(), interval=interval, dry_run=dry_run)
+
+    def _to_apply(self, outcome: FetchOutcome) -> CheckToApply:
+        return outcome, self.schemes.for_project(outcome.spec), self.interval(outcome.spec.backend)
+
+    def _apply_batch(self, outcomes: Sequence[FetchOutcome]) -> list[AppliedCheck | None]:
+        """Write *outcomes* together; when that fails for a project's own reason, one at a time, so only
+        the checks that cannot be written are lost (None, logged).
+
+        :raises Exception: the database's own trouble (:func:`~anitrack_core.db.failures.storage_trouble`).
+        """
+        try:
+            return list(apply_outcomes([self._to_apply(outcome) for outcome in outcomes], now=utcnow()))
+        except Exception as exc:  # the batch's savepoint rolled back: find the culprit(s) one by one
+            if storage_trouble(exc) is not None:
+                raise
+        applied: list[AppliedCheck | None] = []
+        for outcome in outcomes:
+            try:
+                applied.append(self.apply(outcome))
+            except Exception as exc:  # the savepoint rolled this project back; the batch goes on
+                if storage_trouble(exc) is not None:
+                    raise  # the database's own trouble: the whole batch is tried again, or given up
+                log.exception("could not save the check of project %s", outcome.spec.id)
+                applied.append(None)
         return applied
 
     def notify(self, applied: AppliedCheck) -> None:
@@ -350,14 +385,10 @@ class Checker:
         counts = RunSummary()
         db = Project._meta.database
         with db.atomic():
-            for outcome in (keep(outcomes) if keep is not None else outcomes):
+            kept = list(keep(outcomes) if keep is not None else outcomes)
+            for outcome, applied in zip(kept, self._apply_batch(kept) if kept else []):
                 counts.checked += 1
-                try:
-                    applied = self.apply(outcome)
-                except Exception as exc:  # the savepoint rolled this project back; the batch goes on
-                    if storage_trouble(exc) is not None:
-                        raise  # the database's own trouble: the whole batch is tried again, or given up
-                    log.exception("could not save the check of project %s", outcome.spec.id)
+                if applied is None:
                     counts.errors += 1
                     continue
                 applied_checks.append(applied)

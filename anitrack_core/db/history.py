@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from . import bulk
 from .models import ProjectChange, utcnow
 
 #: per topic, the ``message`` keys worth keeping (the rest repeats the project)
@@ -36,17 +37,30 @@ _SKIPPED = {"project.version.update", "project.version.remove"}
 
 def note(topic: str, body: dict[str, Any], project_id: int) -> None:
     """Add the history row of the event *topic* about project *project_id* (in the caller's transaction)."""
-    if topic in _SKIPPED:
-        return
-    message = body.get("message") or {}
-    project = body.get("project") or {}
-    name = project.get("name") or message.get("project") or ""
-    if isinstance(name, dict):
-        name = name.get("name", "")
-    details = {key: message[key] for key in _KEPT.get(topic, ()) if key in message}
-    ProjectChange.insert(project_id=project_id, project_name=str(name)[:200], topic=topic,
-                         agent=message.get("agent"), details=json.dumps(details, ensure_ascii=True),
-                         created_on=utcnow()).execute()
+    note_many([(topic, body, project_id)])
+
+
+def note_many(events: Iterable[tuple[str, dict[str, Any], int]]) -> None:
+    """:func:`note` for each (topic, body, project id) of *events*, in one statement."""
+    now = utcnow()
+    rows = []
+    for topic, body, project_id in events:
+        if topic in _SKIPPED:
+            continue
+        message = body.get("message") or {}
+        project = body.get("project") or {}
+        name = project.get("name") or message.get("project") or ""
+        if isinstance(name, dict):
+            name = name.get("name", "")
+        details = {key: message[key] for key in _KEPT.get(topic, ()) if key in message}
+        rows.append((project_id, str(name)[:200], topic, message.get("agent"), json.dumps(details, ensure_ascii=True),
+                     now))
+    if rows:
+        bulk.insert_rows(ProjectChange, _ROW, rows)
+
+
+_ROW = (ProjectChange.project_id, ProjectChange.project_name, ProjectChange.topic, ProjectChange.agent,
+        ProjectChange.details, ProjectChange.created_on)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ Importing this package does not import kombu.  See docs/events.md.
 """
 
 from .messages import SYSTEM_AGENT
-from .outbox import backlog, record
+from .outbox import backlog, record, record_many
 from .signals import SIGNALS, TOPICS, connect_all, signal_for
 
-__all__ = ["SIGNALS", "SYSTEM_AGENT", "TOPICS", "backlog", "connect_all", "record", "signal_for"]
+__all__ = ["SIGNALS", "SYSTEM_AGENT", "TOPICS", "backlog", "connect_all", "record", "record_many", "signal_for"]

@@ -74,9 +74,17 @@ def project_json(project: Project, listing: VersionListing | None = None) -> dic
 
 def packages_json(project_id: int) -> list[dict[str, str]]:
     """Every package mapped to the project, as ``{"package_name", "distro"}``."""
-    rows = (Package.select(Package.package_name, Distro.name).join(Distro)
-            .where(Package.project == project_id).order_by(Distro.name_key, Package.package_key).tuples())
-    return [{"package_name": name, "distro": distro} for name, distro in rows]
+    return packages_of([project_id]).get(project_id, [])
+
+
+def packages_of(project_ids: list[int]) -> dict[int, list[dict[str, str]]]:
+    """:func:`packages_json` of each project of *project_ids* that has packages, in one query."""
+    rows = (Package.select(Package.project, Package.package_name, Distro.name).join(Distro)
+            .where(Package.project.in_(project_ids)).order_by(Distro.name_key, Package.package_key).tuples())
+    found: dict[int, list[dict[str, str]]] = {}
+    for project_id, name, distro in rows:
+        found.setdefault(project_id, []).append({"package_name": name, "distro": distro})
+    return found
 
 
 def _body(project: dict[str, Any] | None, distro: str | None, message: dict[str, Any]) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from typing import Any
 
 import peewee
 
-from ..db import history
+from ..db import bulk, history
 from ..db.models import OutboxEvent, OutboxLease, Project, Webhook, WebhookDelivery, database_proxy, utcnow
 from . import signals
 
@@ -51,26 +51,39 @@ def record(topic: str, body: dict[str, Any], *, project_id: int | None = None) -
     about a project (*project_id*) also becomes an entry of its history
     (:mod:`anitrack_core.db.history`), in the same transaction.
     """
-    signals.signal_for(topic)  # refuse unknown topics before writing anything
-    row = {"topic": topic, "body": encode(body), "project_id": project_id, "message_id": str(uuid.uuid4()),
-           "created_on": utcnow()}
+    return record_many([(topic, body, project_id)])[0]
+
+
+def record_many(events: list[tuple[str, dict[str, Any], int | None]]) -> list[int]:
+    """:func:`record` for each (topic, body, project id) of *events*, in a few statements; returns their ids."""
+    for topic, _body, _project in events:
+        signals.signal_for(topic)  # refuse unknown topics before writing anything
+    if not events:
+        return []
     db = database_proxy
     if db.in_transaction():
-        event_id = _insert(row, body)
+        ids = _insert(events)
     else:
         with db.atomic():
-            event_id = _insert(row, body)
-    _signal_after_commit(event_id)
-    return event_id
+            ids = _insert(events)
+    _signal_after_commit(ids)
+    return ids
 
 
-def _insert(row: dict[str, Any], body: dict[str, Any]) -> int:
-    if row["project_id"] is not None:
+_ROW = (OutboxEvent.topic, OutboxEvent.body, OutboxEvent.project_id, OutboxEvent.message_id, OutboxEvent.created_on)
+
+
+def _insert(events: list[tuple[str, dict[str, Any], int | None]]) -> list[int]:
+    about_projects = [(topic, body, project) for topic, body, project in events if project is not None]
+    if about_projects:
         if isinstance(database_proxy.obj, peewee.PostgresqlDatabase):
-            list(Project.select(Project.id).where(Project.id == row["project_id"])
+            projects = sorted({project for _topic, _body, project in about_projects})
+            list(Project.select(Project.id).where(Project.id.in_(projects)).order_by(Project.id)
                  .for_update("FOR NO KEY UPDATE"))
-        history.note(row["topic"], body, row["project_id"])
-    return OutboxEvent.insert(**row).execute()
+        history.note_many(about_projects)
+    now = utcnow()
+    return bulk.insert_rows(OutboxEvent, _ROW, [(topic, encode(body), project, str(uuid.uuid4()), now)
+                                                for topic, body, project in events], returning=True)
 
 
 # ---- signals after commit ----------------------------------------------------------------------------
@@ -86,11 +99,11 @@ class _Batch:
 _current = threading.local()
 
 
-def _signal_after_commit(event_id: int) -> None:
+def _signal_after_commit(event_ids: list[int]) -> None:
     db = database_proxy
     top = db.top_transaction()
     if top is None:  # already committed
-        _send_signals([event_id])
+        _send_signals(event_ids)
         return
     batch = getattr(_current, "batch", None)
     if batch is None or batch.transaction is not top:
@@ -100,7 +113,7 @@ def _signal_after_commit(event_id: int) -> None:
         except ValueError:  # a manual-commit block has no commit hook: the publisher's polling finds the row
             return
         _current.batch = batch
-    batch.ids.append(event_id)
+    batch.ids.extend(event_ids)
 
 
 def _flush(batch: _Batch) -> None:
@@ -113,8 +126,10 @@ def _send_signals(ids: list[int]) -> None:
     """Send the signal of each committed event among *ids*, read back from the outbox.
 
     Reading back skips the events of a savepoint that was rolled back inside
-    a transaction that committed.
+    a transaction that committed.  Nothing is read when no one listens.
     """
+    if not signals.listened():
+        return
     try:
         rows = list(OutboxEvent.select(OutboxEvent.id, OutboxEvent.topic, OutboxEvent.body, OutboxEvent.project_id)
                     .where(OutboxEvent.id.in_(sorted(set(ids)))).order_by(OutboxEvent.id).tuples())

@@ -67,6 +67,11 @@ distro_edit = SIGNALS["distro.edit"]
 distro_remove = SIGNALS["distro.remove"]
 
 
+def listened() -> bool:
+    """Whether any receiver is connected to any event signal."""
+    return any(signal.receivers for signal in SIGNALS.values())
+
+
 def signal_for(topic: str) -> blinker.NamedSignal:
     """The signal of *topic* (``project.add``...); ValueError for an unknown topic."""
     try:

@@ -485,3 +485,44 @@ def test_one_client_serves_many_threads_each_with_its_own_deadline(upstream, mak
         assert [f.result() for f in slow] == ["cut", "cut"]
         assert [f.result() for f in fast] == ["".join(f"/fast?{i}-{n}" for n in range(20)) for i in range(6)]
     assert upstream.connections <= 8
+
+
+def _inside_slot(slots, url):
+    """Enter a slot of *url*'s host in a thread; returns (entered, leave) events."""
+    import threading
+
+    entered, leave = threading.Event(), threading.Event()
+
+    def hold():
+        with slots.slot(url):
+            entered.set()
+            leave.wait(5)
+
+    threading.Thread(target=hold, daemon=True).start()
+    return entered, leave
+
+
+def test_a_bound_declared_later_applies_to_a_host_already_in_use():
+    from anitrack_core.check.http import HostSlots
+
+    slots, url = HostSlots(1), "http://A.example/x"
+    first = _inside_slot(slots, url)
+    second = _inside_slot(slots, url)
+    try:
+        assert first[0].wait(2) and not second[0].wait(0.2)  # check_per_host 1
+        slots.declare({"a.example": 2})
+        assert second[0].wait(2)  # the bound grew: the waiting request goes
+        slots.declare({"a.example": 3})  # a backend asking for more: the smallest holds
+        slots.declare({"a.example": 1})  # a backend asking for less: it holds
+        first[1].set()
+        second[1].set()
+        third, fourth = _inside_slot(slots, url), _inside_slot(slots, url)
+        assert third[0].wait(2) or fourth[0].wait(2)
+        time.sleep(0.3)
+        assert [third[0].is_set(), fourth[0].is_set()].count(True) == 1  # bound 1 again
+        third[1].set()
+        fourth[1].set()
+    finally:
+        for _entered, leave in (first, second):
+            leave.set()
+    assert HostSlots(4, {"A.Example": 8}).bound("a.example") == 8

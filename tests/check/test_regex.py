@@ -116,3 +116,39 @@ def test_the_longest_literal_allowed_is_cheap():
                                timeout=1)
     assert found == ["a" * MAX_PATTERN_LENGTH]
     assert time.monotonic() - started < 2
+
+
+_PAGES = [
+    '<a href="foo-1.0.tar.gz">foo-1.0</a> <a href="FOO_src_2.1rc1.tgz"> Foo-src-3_beta2.zip foo-4.tar.gz',
+    "foofoo-1.0.tar.gz foo-foo-2.0.tar.gz foo-1.0-foo-2.0.tar.gz foo-3.0.tar.gz.asc foo-4-release.tar.xz",
+    "\u212aDE-5.1.tar.gz kde-5.2.tar.gz ſpam-1.0.tar.gz SPAM-2.0.zip ß-1.0.zip Straße-9.tar.gz",
+    "proj1-1.0.tar.gz proj10-2.0.tar.gz proj1_2.0.tgz PROJ1-3.0.TAR.GZ proj1.0-4.tar.gz",
+    "\u0130SO-1.0.tar.gz \u0131so-2.0.tar.gz Iso-3.0.tar.gz ıSO-4.tar.gz iso-5.zip",
+    "c++-1.0.tar.gz C++-2.0.zip c+-3.0.tar.gz a.b-1.0.tar.gz axb-2.0.tar.gz éfoo-1.0.tar.gz",
+]
+
+
+@pytest.mark.parametrize("name", ["foo", "FOO", "kde", "spam", "proj1", "c++", "a.b", "foo-", "-", "x", "iso", "ISO", "Iso"])
+@pytest.mark.parametrize("page", _PAGES)
+def test_the_default_regex_finds_what_the_compiled_pattern_finds(name, page):
+    """The default pattern runs without being compiled for ASCII names: same versions, same order."""
+    pattern = expand_regex(None, name)
+    compiled = compile_user_regex(pattern)
+    try:
+        expected = _versions(page, compiled, name)
+    except BackendError as exc:
+        with pytest.raises(BackendError, match="no upstream version found"):
+            _versions(page, pattern, name)
+        assert "no upstream version found" in str(exc)
+    else:
+        assert _versions(page, pattern, name) == expected
+
+
+def test_which_characters_match_ascii_ones_case_insensitively():
+    """What the uncompiled default pattern assumes of the regex engine's case-insensitive matching."""
+    everything = "".join(chr(code) for code in range(0x110000) if not 0xD800 <= code <= 0xDFFF)
+    for char in map(chr, range(0x20, 0x7F)):
+        found = set(regex.findall("(?i)" + regex.escape(char), everything, regex.VERSION0))
+        expected = {char.lower(), char.upper(), *{"k": "\u212a", "s": "\u017f"}.get(char.lower(), ""),
+                    *{"i": "\u0130", "I": "\u0131"}.get(char, "")}
+        assert found == expected, char

@@ -5,9 +5,13 @@ request it sends, redirect hops included: each hop waits for a slot of *its*
 host (the slot of the previous hop is given back first), and a hop is not
 sent while the backend it serves is paused by a rate limit.
 
-* :class:`HostSlots`: at most ``check_per_host`` requests in flight to any one
-  host name (setting ``check_per_host``; one :class:`HostSlots` per
-  :class:`~anitrack_core.check.runner.Checker`, so per process).
+* :class:`HostSlots`: at most so many requests in flight to any one host name
+  (one :class:`HostSlots` per :class:`~anitrack_core.check.runner.Checker`,
+  so per process).  A host's bound is the operator's for it (setting
+  ``[check.host_concurrency]``), else what the backends that ask it declare
+  (``Backend.host_concurrency``: an index service such as pypi.org tolerates
+  far more than a project's own web server), else ``check_per_host``.  The
+  bound belongs to the host, so every backend's requests to it share it.
 * :class:`RateLimitPauses`: when a backend whose rate limit is shared by all
   its projects (``Backend.shared_rate_limit``) hits the limit, every request
   of that backend fails with the same :exc:`~anitrack_core.errors.RateLimitError`
@@ -16,6 +20,7 @@ sent while the backend it serves is paused by a rate limit.
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -32,21 +37,95 @@ MAX_RATE_LIMIT_PAUSE = timedelta(hours=24)
 
 
 class HostSlots:
-    """At most *per_host* requests in flight to any one upstream host (thread-safe)."""
+    """At most :meth:`bound` requests in flight to any one upstream host (thread-safe).
 
-    def __init__(self, per_host: int) -> None:
+    Each host has a queue of as many tokens as its bound; a request takes one,
+    waiting in the C queue (no Python lock), and puts it back.  A bound that
+    grows adds tokens; one that shrinks swallows tokens as they come back.
+
+    :param per_host: the bound of a host no one names.
+    :param overrides: bounds by host name (the operator's); they win over what backends :meth:`declare`.
+    """
+
+    def __init__(self, per_host: int, overrides: Mapping[str, int] | None = None) -> None:
         self.per_host = max(1, per_host)
-        self._slots: dict[str, threading.BoundedSemaphore] = {}
+        self._overrides = {_host_key(host): max(1, bound) for host, bound in (overrides or {}).items()}
+        self._declared: dict[str, int] = {}
         self._lock = threading.Lock()
+        self._hosts: dict[str, _Tokens] = {}
+
+    def bound(self, host: str) -> int:
+        """How many requests may be in flight to *host* at once."""
+        host = _host_key(host)
+        return self._overrides.get(host) or self._declared.get(host) or self.per_host
+
+    def declare(self, bounds: Mapping[str, int]) -> None:
+        """Take the bounds a backend declares for the hosts it asks (``Backend.host_concurrency``);
+        when backends declare different bounds for one host, the smallest holds."""
+        with self._lock:
+            for host, bound in bounds.items():
+                host = _host_key(host)
+                current = self._declared.get(host)
+                self._declared[host] = max(1, bound) if current is None else min(current, max(1, bound))
+                if host in self._hosts:
+                    self._hosts[host].resize(self.bound(host))
 
     @contextmanager
     def slot(self, url: str) -> Iterator[None]:
         """Hold one slot of the host of *url* for the duration of the block."""
         host = (urlsplit(url).hostname or "").lower()
-        with self._lock:
-            semaphore = self._slots.setdefault(host, threading.BoundedSemaphore(self.per_host))
-        with semaphore:
+        tokens = self._hosts.get(host)
+        if tokens is None:
+            with self._lock:
+                tokens = self._hosts.get(host)
+                if tokens is None:
+                    tokens = self._hosts[host] = _Tokens(self.bound(host))
+        tokens.take()
+        try:
             yield
+        finally:
+            tokens.give_back()
+
+
+class _Tokens:
+    """The slots of one host: a queue of tokens, and how many returning tokens to swallow."""
+
+    def __init__(self, bound: int) -> None:
+        self._queue: queue.SimpleQueue[None] = queue.SimpleQueue()
+        self._issued = bound
+        self._excess = 0
+        self._lock = threading.Lock()  # only to resize, and to swallow a token
+        for _ in range(bound):
+            self._queue.put(None)
+
+    def take(self) -> None:
+        self._queue.get()
+
+    def give_back(self) -> None:
+        if self._excess:
+            with self._lock:
+                if self._excess:
+                    self._excess -= 1
+                    self._issued -= 1
+                    return
+        self._queue.put(None)
+
+    def resize(self, bound: int) -> None:
+        with self._lock:
+            wanted = bound - (self._issued - self._excess)
+            if wanted > 0:
+                cancelled = min(wanted, self._excess)
+                self._excess -= cancelled
+                for _ in range(wanted - cancelled):
+                    self._issued += 1
+                    self._queue.put(None)
+            elif wanted < 0:
+                self._excess -= wanted
+
+
+def _host_key(host: str) -> str:
+    """A host name as :func:`urllib.parse.urlsplit` gives it: lower case, an IPv6 address without brackets."""
+    return host.strip("[]").lower()
 
 
 class RateLimitPauses:

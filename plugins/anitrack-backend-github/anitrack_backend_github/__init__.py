@@ -40,6 +40,8 @@ from anitrack_core.errors import BackendError, RateLimitError
 log = logging.getLogger(__name__)
 
 API_URL = "https://api.github.com/graphql"
+#: requests in flight at once to the API's host (GitHub's secondary rate limits punish more)
+CONCURRENCY = 16
 #: the most GitHub returns for one page
 PAGE_SIZE = 100
 MAX_PAGES = 100
@@ -188,6 +190,7 @@ class GitHubBackend(Backend):
                  "https://github.com/owner/repo). Every tag is read, or every release with 'releases only'. "
                  "The service needs a GitHub token (setting github.token).")
     shared_rate_limit = True
+    host_concurrency = {"api.github.com": CONCURRENCY}
 
     def __init__(self) -> None:
         self._token: str | None = None
@@ -199,6 +202,7 @@ class GitHubBackend(Backend):
         token = settings.get("github.token")
         self._token = token.strip() if isinstance(token, str) and token.strip() else None
         self.api_url = settings.get("github.api_url") or API_URL
+        self.host_concurrency = {urlsplit(self.api_url).hostname or "api.github.com": CONCURRENCY}
         self.max_pages = int(settings.get("github.max_pages") or MAX_PAGES)
 
     def __repr__(self) -> str:  # never the token

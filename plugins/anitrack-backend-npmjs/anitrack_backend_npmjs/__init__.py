@@ -28,6 +28,8 @@ class NpmjsBackend(Backend):
                  "(@scope/name); homepage and version_url are not used to find it.")
     #: where the registry lives (tests point it at a fake upstream)
     api_base = "https://registry.npmjs.org"
+    #: the registry is served by a CDN
+    host_concurrency = {"registry.npmjs.org": 64}
     feed_url = ("https://skimdb.npmjs.com/registry/_changes?feed=normal&descending=true&limit=40"
                 "&include_docs=true&attachments=false")
 

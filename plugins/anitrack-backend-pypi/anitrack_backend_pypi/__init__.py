@@ -5,11 +5,17 @@ keys of ``releases``, without the releases whose files are all yanked.  The
 project name is the distribution's name on PyPI; homepage and version_url are
 not used to find it.  ``https://pypi.org/rss/updates.xml`` lists the latest
 uploads (:meth:`PypiBackend.recent_releases`).
+
+Settings: ``pypi.url``, where the JSON API lives (a mirror or a proxy of
+PyPI).  Up to 64 requests are in flight to its host at once (an index service
+behind a CDN; ``host_concurrency``).
 """
 
 from __future__ import annotations
 
-from urllib.parse import quote
+import re
+from typing import Any
+from urllib.parse import quote, urlsplit
 
 from anitrack_core import hookimpl
 from anitrack_core.backend import Backend, FeedEntry
@@ -24,15 +30,26 @@ def _all_yanked(files: object) -> bool:
         isinstance(item, dict) and item.get("yanked") is True for item in files)
 
 
+API_BASE = "https://pypi.org"
+#: requests in flight at once to the JSON API's host
+CONCURRENCY = 64
+
+
 class PypiBackend(Backend):
     name = "PyPI"
     examples = ["https://pypi.python.org/pypi/arrow", "https://pypi.org/project/fedmsg/"]
     more_info = ("Set the name to the distribution's name on PyPI (as in https://pypi.org/project/<name>/); "
                  "homepage and version_url are not used to find it. Releases whose files are all yanked "
                  "are left out.")
-    #: where the JSON API lives (tests point it at a fake upstream)
-    api_base = "https://pypi.org"
+    #: where the JSON API lives (setting ``pypi.url``; tests point it at a fake upstream)
+    api_base = API_BASE
     feed_url = "https://pypi.org/rss/updates.xml"
+    host_concurrency = {"pypi.org": CONCURRENCY}
+
+    def configure(self, settings: Any) -> None:
+        """Take ``pypi.url`` from the settings; its host gets the bound of pypi.org."""
+        self.api_base = (settings.get("pypi.url") or API_BASE).rstrip("/")
+        self.host_concurrency = {urlsplit(self.api_base).hostname or "pypi.org": CONCURRENCY}
 
     def upstream_url(self, project) -> str:
         """The JSON API URL of *project* (its version_url is ignored)."""
@@ -64,6 +81,18 @@ class PypiBackend(Backend):
 class PypiEcosystem(Ecosystem):
     name = "pypi"
     default_backend = "PyPI"
+
+
+def _check_url(value: str | None) -> str | None:
+    if value and not re.match(r"^https?://[^/\s]+", value):
+        return "must be an http:// or https:// URL"
+    return None
+
+
+@hookimpl
+def anitrack_declare_settings(settings):
+    settings.add("pypi.url", default=API_BASE, check=_check_url,
+                 help="where PyPI's JSON API lives (<url>/pypi/<name>/json): pypi.org, or a mirror of it")
 
 
 @hookimpl
