@@ -258,6 +258,11 @@ def core_settings() -> SettingsSpec:
              help="read the package indexes' feeds of recent releases before each scheduler pass")
     spec.add("scheduler_interval", type=float, default=60.0, check=_positive,
              help="seconds between two scheduler passes over the due projects")
+    spec.add("scale.broker_url", default=None,
+             help="broker of the scaled-out work queue of `anitrack scheduler` and `anitrack worker` "
+                  "(amqp://, redis://; default: broker_url, the events' broker)")
+    spec.add("scale.concurrency", type=int, default=64, check=_positive,
+             help="checks in flight at once in one `anitrack worker` (they mostly wait on upstreams)")
     spec.add("auth.providers", type=dict, default={},
              help="identity providers people sign in with: one [auth.providers.<name>] table each "
                   "(see docs/sign-in.md)")

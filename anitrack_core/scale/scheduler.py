@@ -37,9 +37,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..check.runner import Checker
 from ..check.scheduler import Scheduler as InProcessScheduler
+from ..db.failures import first_line, storage_trouble
 from ..db.models import Project, database_proxy, utcnow
 from ..events.outbox import release_lease, take_lease
-from .app import TASK_NAME, check_queue, make_app
+from .app import TASK_NAME, check_queue, make_app, work_queue_url
 from .heartbeat import beat, gone
 from .models import CheckClaim
 
@@ -64,7 +65,7 @@ class ScaleScheduler:
                  tick_seconds: float = 1.0, lease_seconds: float = 30.0, holder: str | None = None,
                  app: Any = None) -> None:
         self.settings = runtime.settings
-        self.app = app or make_app(runtime.settings.broker_url)
+        self.app = app or make_app(work_queue_url(runtime.settings))
         self.checker = Checker(runtime)  # reads the feeds
         self.feeds = InProcessScheduler(self.checker, runtime.settings.scheduler_interval)
         self.batch_size = batch_size
@@ -80,6 +81,7 @@ class ScaleScheduler:
         self._connection: Any = None
         self._stop = threading.Event()
         self._announced_standby = False
+        self._last_failure: tuple[str, float] = ("", 0.0)
 
     # ---- the loop ----
 
@@ -88,8 +90,8 @@ class ScaleScheduler:
             while not self._stop.is_set():
                 try:
                     sent = self.tick()
-                except Exception:  # a broker or database outage: logged, the next tick tries again
-                    log.warning("scheduler tick failed; retrying", exc_info=True)
+                except Exception as exc:  # a broker or database outage: logged, the next tick tries again
+                    self._log_failure(exc)
                     self._close_connection()
                     sent = 0
                 self._stop.wait(self.tick_seconds / 4 if sent else self.tick_seconds)
@@ -101,6 +103,18 @@ class ScaleScheduler:
                     gone(self.holder)
             except Exception:
                 log.warning("could not release the scheduler lease", exc_info=True)
+
+    def _log_failure(self, exc: Exception) -> None:
+        """One line per failed tick (the same trouble again: once a minute), a traceback only for a bug."""
+        trouble = storage_trouble(exc)
+        if trouble is None and not isinstance(exc, OSError) and "kombu" not in type(exc).__module__:
+            log.warning("scheduler tick failed; retrying", exc_info=True)
+            return
+        line = trouble.message() if trouble is not None else f"the broker: {first_line(exc)}"
+        now = time.monotonic()
+        if line != self._last_failure[0] or now - self._last_failure[1] > 60:
+            log.warning("scheduler tick failed (%s); retrying every %.0f s", line, self.tick_seconds)
+            self._last_failure = (line, now)
 
     def stop(self, timeout: float | None = None) -> None:
         self._stop.set()

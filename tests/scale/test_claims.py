@@ -29,7 +29,9 @@ def scheduler(scale_runtime):
 def batches(scale_runtime):
     from anitrack_core.scale.worker import BatchChecker
 
-    return BatchChecker(scale_runtime)
+    checker = BatchChecker(scale_runtime)
+    yield checker
+    checker.close()
 
 
 def test_a_redelivered_batch_stores_nothing_twice(local, scheduler, batches):
