@@ -47,6 +47,8 @@ PAUSE_REFRESH_SECONDS = 2.0
 LINGER_SECONDS = 1.0
 #: how often a process that found every slot of a host taken asks again
 POLL_SECONDS = 0.05
+#: the longest a request waiting for a slot of its host sleeps before looking again (it is woken sooner)
+WAKE_SECONDS = 1.0
 #: how often the count of live workers (each one's share of a host's slots) is read again
 WORKERS_REFRESH_SECONDS = 10.0
 _TRY_SLOT = ("SELECT s FROM generate_series(0, %s) AS s WHERE NOT (s = ANY(%s)) AND pg_try_advisory_lock(%s, s) "
@@ -188,9 +190,12 @@ class SharedHostSlots(HostSlots):
             host.waiting += 1
             try:
                 while host.busy >= len(host.leased):
+                    if host.asking or len(host.leased) >= self._share:
+                        host.condition.wait(WAKE_SECONDS)  # a slot given back here notifies one waiter
+                        continue
                     now = time.monotonic()
-                    if host.asking or len(host.leased) >= self._share or now < host.ask_again_at:
-                        host.condition.wait(POLL_SECONDS)
+                    if now < host.ask_again_at:
+                        host.condition.wait(host.ask_again_at - now)
                         continue
                     host.asking = True
                     self._mutex.release()
@@ -203,6 +208,7 @@ class SharedHostSlots(HostSlots):
                         host.ask_again_at = time.monotonic() + POLL_SECONDS
                     else:
                         host.leased.append(number)
+                    host.condition.notify()  # the next waiter asks in turn (at once, or when POLL_SECONDS are up)
                 host.busy += 1
                 host.used_at = time.monotonic()
                 return host

@@ -132,3 +132,91 @@ def test_a_broker_that_cannot_be_reached_is_named(run_anitrack, monkeypatch):
     monkeypatch.setenv("ANITRACK_BROKER_URL", "memory://")
     code, _, err = run_anitrack("worker")
     assert code == 1 and "not memory://" in err
+
+
+def _history() -> str:
+    """``anitrack check --history`` on the test's database."""
+    import contextlib
+    import io
+
+    from anitrack_core.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["check", "--history"]) == 0
+    return out.getvalue()
+
+
+def test_a_worker_keeps_a_pass_record_per_window(local, scheduler, batches):
+    from anitrack_core.db.models import Run
+
+    ids = local.seed(6)
+    tokens = ["00000000-0000-4000-8000-00000000000a", "00000000-0000-4000-8000-00000000000b"]
+    with local.runtime.db.connection_context():
+        first, second = scheduler.claim(tokens[0], 4), scheduler.claim(tokens[1], 4)
+    assert batches.run(tokens[0], first, 30).ok == 4
+    with local.runtime.db.connection_context():
+        (record,) = Run.select()
+        assert (record.state, record.total_count, record.success_count) == ("started", 4, 4)
+    batches.records.seconds = 0  # the window is over: the next batch starts a new record, the first one ends
+    assert batches.run(tokens[1], second, 30).ok == 2
+    batches.records.close()  # the worker stops
+    with local.runtime.db.connection_context():
+        assert [(r.state, r.total_count) for r in Run.select().order_by(Run.id)] == [("finished", 4), ("finished", 2)]
+        history = _history()
+    assert "checked 4, ok 4" in history and "checked 2, ok 2" in history, history
+    local.assert_each_stored_once(ids)
+
+
+def test_a_batch_the_database_refuses_ends_in_one_line_and_gives_its_claims_back(local, scheduler, monkeypatch,
+                                                                                 caplog):
+    import logging
+
+    import psycopg2
+
+    from anitrack_core.db.models import Run
+    from anitrack_core.runtime import load_runtime
+    from anitrack_core.scale.worker import BatchChecker
+    from tests.scale.conftest import page
+
+    monkeypatch.setenv("ANITRACK_DB_BUSY_TIMEOUT", "0.2")
+    monkeypatch.setenv("ANITRACK_CHECK_WRITE_RETRY", "0.5")
+    ids = local.seed(3)
+    url = local.env["ANITRACK_DATABASE_URL"]
+    holder = psycopg2.connect(url)
+
+    locked = threading.Event()
+
+    def lock_then_answer(seen):  # a long migration takes the project table while the batch fetches (once)
+        if not locked.is_set():
+            locked.set()
+            holder.cursor().execute("LOCK TABLE project IN ACCESS EXCLUSIVE MODE")
+        return page(1)
+
+    local.upstream.route("/p/1/", lock_then_answer)
+    batches = BatchChecker(load_runtime())
+    token = "00000000-0000-4000-8000-00000000000c"
+    try:
+        with local.runtime.db.connection_context():
+            assert sorted(scheduler.claim(token, 25)) == ids
+        with caplog.at_level(logging.INFO, logger="anitrack_core.scale.worker"):
+            summary = batches.run(token, ids, 30)
+        holder.rollback()
+        (logged,) = [r for r in caplog.records if r.name == "anitrack_core.scale.worker"]
+        assert logged.levelno == logging.ERROR and logged.exc_info is None
+        assert "the database refused it" in logged.getMessage() and "the database stayed locked" in summary.failed
+        assert (summary.checked, summary.ok) == (0, 0)
+        with local.runtime.db.connection_context():
+            assert CheckClaim.select().count() == 0, "the claims are given back at once"
+            (record,) = Run.select()
+            assert record.state == "failed" and "could not be saved (its projects stay due)" in record.cause
+            assert "the database stayed locked" in record.cause
+            assert local.pending() == 3 and Project.select().where(Project.next_check <= utcnow()).count() == 3
+            assert sorted(scheduler.claim("00000000-0000-4000-8000-00000000000d", 25)) == ids  # enqueued again
+        assert batches.run("00000000-0000-4000-8000-00000000000d", ids, 30).ok == 3
+    finally:
+        holder.close()
+        batches.close()
+    local.assert_each_stored_once(ids)
+    with local.runtime.db.connection_context():
+        assert [r.state for r in Run.select().order_by(Run.id)] == ["failed", "finished"]
