@@ -213,7 +213,8 @@ def core_settings() -> SettingsSpec:
     spec.add("db_busy_timeout", type=float, default=10.0, check=_positive,
              help="seconds a database statement waits for a lock another connection holds before failing")
     spec.add("broker_url", default="memory://", check=_check_not_empty,
-             help="message broker for events and the scaled-out work queue (memory://, amqp://, redis://)")
+             help="message broker for events (and the scaled-out work queue, unless scale.broker_url is set): "
+                  "memory://, amqp://, redis://")
     spec.add("topic_prefix", default="org.anitrack", check=_check_not_empty, help="prefix of every event topic")
     spec.add("events_exchange", default="amq.topic", check=_check_not_empty, help="exchange events are published to")
     spec.add("allow_private_upstreams", type=bool, default=False,

@@ -198,7 +198,7 @@ class ScaleScheduler:
                f" SELECT p.id, {p}, {p}, {p} FROM {project} AS p"
                f" WHERE p.archived = {p} AND p.next_check <= {p}"
                f" AND NOT EXISTS (SELECT 1 FROM {claim} AS c WHERE c.project_id = p.id AND c.expires_on >= {p})"
-               f" ORDER BY p.next_check, p.id LIMIT {p}"
+               f" ORDER BY p.next_check LIMIT {p}"  # the index's order: no sort of every due project
                f" ON CONFLICT (project_id) DO UPDATE SET token = excluded.token,"
                f" claimed_on = excluded.claimed_on, expires_on = excluded.expires_on"
                f" WHERE {claim}.expires_on < {p}"
