@@ -132,6 +132,10 @@ def test_a_broker_that_cannot_be_reached_is_named(run_anitrack, monkeypatch):
     monkeypatch.setenv("ANITRACK_BROKER_URL", "memory://")
     code, _, err = run_anitrack("worker")
     assert code == 1 and "not memory://" in err
+    monkeypatch.setenv("ANITRACK_SCALE_BROKER_URL", "redis://:queue-secret@127.0.0.1:1/0")  # the work queue's own
+    for command in ("worker", "scheduler"):
+        code, _, err = run_anitrack(command)
+        assert code == 1 and "cannot reach the broker at redis://:***@127.0.0.1:1/0" in err, err
 
 
 def _history() -> str:
