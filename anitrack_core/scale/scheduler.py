@@ -11,9 +11,9 @@ scheduler stands by until that lease runs out.  Each tick of the active one:
    :data:`AHEAD_SECONDS` of the workers' measured pace (at least
    :data:`MIN_QUEUED` batches): a message never waits in the broker longer
    than its claim lasts;
-3. batches are claimed, each in one statement (``INSERT ... SELECT`` the due
-   projects without a live claim, ``ON CONFLICT`` taking over expired claims),
-   and sent.
+3. batches are claimed, up to :data:`CLAIM_AT_ONCE` of them in one statement
+   (``INSERT ... SELECT`` the due projects without a live claim, ``ON CONFLICT``
+   taking over expired claims; then each batch gets its own token), and sent.
 
 What is due stays ``next_check``; what is in flight is the claims.  A claim
 lasts *claim_seconds* (90 by default), renewed by its worker while the batch
@@ -56,6 +56,8 @@ AHEAD_SECONDS = 10.0
 #: ... but at least / at most this many batches
 MIN_QUEUED = 8
 MAX_QUEUED = 2000
+#: batches claimed by one statement (each statement scans the due projects, in flight ones included)
+CLAIM_AT_ONCE = 40
 
 
 class ScaleScheduler:
@@ -137,12 +139,18 @@ class ScaleScheduler:
             room = self.target_depth(depth) - depth
             sent = 0
             while room > 0 and not self._stop.is_set():
-                token = str(uuid.uuid4())
-                ids = self.claim(token, self.batch_size)
-                if not ids:
-                    break
-                self.send(token, ids)
-                sent, room = sent + 1, room - 1
+                wanted = min(room, CLAIM_AT_ONCE)
+                batches = self.claim_batches(wanted)
+                for position, (token, ids) in enumerate(batches):
+                    try:
+                        self.send(token, ids)
+                    except Exception:  # the broker is away: the batches not sent give their claims back too
+                        unsent = [later for later, _ in batches[position + 1:]]
+                        CheckClaim.delete().where(CheckClaim.token.in_(unsent)).execute()
+                        raise
+                sent, room = sent + len(batches), room - len(batches)
+                if sum(len(ids) for _, ids in batches) < wanted * self.batch_size:
+                    break  # nothing more is due
             return sent
 
     # ---- the parts ----
@@ -206,6 +214,18 @@ class ScaleScheduler:
         params = (token, now, now + timedelta(seconds=self.claim_seconds), False, now, now, limit, now)
         with db.atomic():
             return [row[0] for row in db.execute_sql(sql, params).fetchall()]
+
+    def claim_batches(self, count: int) -> list[tuple[str, list[int]]]:
+        """Claim up to *count* batches of due projects with one scan of the due ones (:meth:`claim`), then
+        give each batch its own token; returns ``(token, ids)`` pairs."""
+        tokens = [str(uuid.uuid4()) for _ in range(count)]
+        with database_proxy.atomic():
+            ids = self.claim(tokens[0], count * self.batch_size)
+            batches = [(token, ids[start:start + self.batch_size])
+                       for token, start in zip(tokens, range(0, len(ids), self.batch_size))]
+            for token, batch in batches[1:]:
+                CheckClaim.update(token=token).where(CheckClaim.project.in_(batch)).execute()
+        return batches
 
     def send(self, token: str, ids: list[int]) -> None:
         """Enqueue the batch; if the broker refuses it, its claims are given back and the error raised."""

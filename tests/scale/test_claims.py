@@ -224,3 +224,15 @@ def test_a_batch_the_database_refuses_ends_in_one_line_and_gives_its_claims_back
     local.assert_each_stored_once(ids)
     with local.runtime.db.connection_context():
         assert [r.state for r in Run.select().order_by(Run.id)] == ["failed", "finished"]
+
+
+def test_batches_are_claimed_together_each_with_its_token(local, scheduler):
+    ids = local.seed(60)
+    with local.runtime.db.connection_context():
+        batches = scheduler.claim_batches(4)
+        assert [len(batch) for _, batch in batches] == [25, 25, 10]
+        assert sorted(pid for _, batch in batches for pid in batch) == ids
+        held = dict(CheckClaim.select(CheckClaim.project, CheckClaim.token).tuples())
+        assert all(held[pid] == token for token, batch in batches for pid in batch)
+        assert len({token for token, _ in batches}) == 3
+        assert scheduler.claim_batches(4) == []  # every due project is in flight
