@@ -15,9 +15,15 @@ transaction that deletes its claim, after locking the claim row.  So:
   and the second delivery ends at once (if the first one dies, its claims
   expire and the scheduler enqueues them again).
 
-The check itself is :meth:`Checker.fetch` and :meth:`Checker.apply`, the
-in-process pass's code, with per-host slots and rate-limit pauses shared by
-every worker (:mod:`.limits`).
+The check itself is :meth:`Checker.fetch` and :meth:`Checker.write_batch`,
+the in-process pass's code, with per-host slots and rate-limit pauses shared
+by every worker (:mod:`.limits`).  A worker of *concurrency* checks in flight
+fetches the checks of every batch it runs with one pool of that many threads
+(a batch waiting on a busy host does not hold the others back) and runs
+*concurrency* / :data:`CHECKS_PER_BATCH_THREAD` batches at once (Celery's
+threads, one database connection each); each batch is saved in one
+transaction, counted into the worker's pass record (:mod:`.records`).  A
+batch the database refuses ends with one log line, its claims given back.
 """
 
 from __future__ import annotations
