@@ -231,13 +231,14 @@ def _check_history(limit: int, *, as_json: bool) -> int:
         rows.append({"id": run.id, "state": state, "started_on": run.started_on or run.created_on,
                      "finished_on": run.finished_on, "seconds": seconds, "checked": run.total_count,
                      "ok": run.success_count, "errors": run.error_count, "ratelimited": run.ratelimit_count,
-                     "cause": cause})
+                     "cause": cause, "owner": run.owner})
     if as_json:
         print(json.dumps(rows, indent=2, default=str))
         return 0
     for row in rows:
         took = f" in {row['seconds']:.1f} s" if row["seconds"] is not None else ""
-        print(f"pass {row['id']} started {row['started_on']:%Y-%m-%d %H:%M:%S}: {row['state']}{took}; checked "
+        by = f" by {row['owner']}" if row["owner"] else ""
+        print(f"pass {row['id']} started {row['started_on']:%Y-%m-%d %H:%M:%S}{by}: {row['state']}{took}; checked "
               f"{row['checked']}, ok {row['ok']}, errors {row['errors']}, ratelimited {row['ratelimited']}")
         if row["cause"]:
             print(f"    {row['cause']}")

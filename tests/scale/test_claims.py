@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import socket
 import threading
 import time
 from datetime import datetime, timedelta, timezone
@@ -169,6 +171,7 @@ def test_a_worker_keeps_a_pass_record_per_window(local, scheduler, batches):
         assert [(r.state, r.total_count) for r in Run.select().order_by(Run.id)] == [("finished", 4), ("finished", 2)]
         history = _history()
     assert "checked 4, ok 4" in history and "checked 2, ok 2" in history, history
+    assert f" by {socket.gethostname()}:{os.getpid()}: finished in " in history, "the worker is named"
     local.assert_each_stored_once(ids)
 
 
