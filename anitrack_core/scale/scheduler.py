@@ -56,6 +56,8 @@ AHEAD_SECONDS = 10.0
 #: ... but at least / at most this many batches
 MIN_QUEUED = 8
 MAX_QUEUED = 2000
+#: the packages whose errors say the broker is away (not a bug of ours)
+BROKER_CLIENTS = frozenset({"kombu", "amqp", "redis", "celery"})
 #: batches claimed by one statement (each statement scans the due projects, in flight ones included)
 CLAIM_AT_ONCE = 40
 
@@ -109,7 +111,8 @@ class ScaleScheduler:
     def _log_failure(self, exc: Exception) -> None:
         """One line per failed tick (the same trouble again: once a minute), a traceback only for a bug."""
         trouble = storage_trouble(exc)
-        if trouble is None and not isinstance(exc, OSError) and "kombu" not in type(exc).__module__:
+        broker = isinstance(exc, OSError) or (type(exc).__module__ or "").split(".")[0] in BROKER_CLIENTS
+        if trouble is None and not broker:
             log.warning("scheduler tick failed; retrying", exc_info=True)
             return
         line = trouble.message() if trouble is not None else f"the broker: {first_line(exc)}"

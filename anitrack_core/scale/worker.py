@@ -124,8 +124,7 @@ class BatchChecker:
             if trouble is None:
                 raise
             summary.failed = str(exc) if isinstance(exc, StoreError) else trouble.message()
-            log.error("batch %s: stopped after saving %d check(s), the database refused it: %s; its other "
-                      "projects stay due", token, summary.checked, summary.failed)
+            log.error("batch %s: the database refused it, its projects stay due: %s", token, summary.failed)
             self._give_back(token)
         summary.seconds = time.monotonic() - started
         if summary.failed is None:

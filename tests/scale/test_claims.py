@@ -239,3 +239,21 @@ def test_batches_are_claimed_together_each_with_its_token(local, scheduler):
         assert all(held[pid] == token for token, batch in batches for pid in batch)
         assert len({token for token, _ in batches}) == 3
         assert scheduler.claim_batches(4) == []  # every due project is in flight
+
+
+def test_an_outage_is_one_line_per_minute_in_the_scheduler_log(scheduler, caplog):
+    import logging
+
+    import peewee
+
+    locked = peewee.OperationalError("database is locked")
+    with caplog.at_level(logging.WARNING, logger="anitrack_core.scale.scheduler"):
+        for _ in range(3):  # the database stays away for three ticks
+            scheduler._log_failure(locked)
+        scheduler._log_failure(ConnectionRefusedError(111, "Connection refused"))
+        scheduler._log_failure(KeyError("a bug"))
+    lines = [(r.getMessage(), r.exc_info) for r in caplog.records]
+    assert len(lines) == 3, lines
+    assert "the database stayed locked" in lines[0][0] and lines[0][1] is None
+    assert "the broker: [Errno 111] Connection refused" in lines[1][0] and lines[1][1] is None
+    assert lines[2][1] is not None, "a bug keeps its traceback"
