@@ -231,13 +231,14 @@ def _check_history(limit: int, *, as_json: bool) -> int:
         rows.append({"id": run.id, "state": state, "started_on": run.started_on or run.created_on,
                      "finished_on": run.finished_on, "seconds": seconds, "checked": run.total_count,
                      "ok": run.success_count, "errors": run.error_count, "ratelimited": run.ratelimit_count,
-                     "cause": cause})
+                     "cause": cause, "owner": run.owner})
     if as_json:
         print(json.dumps(rows, indent=2, default=str))
         return 0
     for row in rows:
         took = f" in {row['seconds']:.1f} s" if row["seconds"] is not None else ""
-        print(f"pass {row['id']} started {row['started_on']:%Y-%m-%d %H:%M:%S}: {row['state']}{took}; checked "
+        by = f" by {row['owner']}" if row["owner"] else ""
+        print(f"pass {row['id']} started {row['started_on']:%Y-%m-%d %H:%M:%S}{by}: {row['state']}{took}; checked "
               f"{row['checked']}, ok {row['ok']}, errors {row['errors']}, ratelimited {row['ratelimited']}")
         if row["cause"]:
             print(f"    {row['cause']}")
@@ -339,20 +340,21 @@ def _cmd_worker(args: argparse.Namespace) -> int:
 
     _log_to_stderr()
     runtime = load_runtime()
-    return run_worker(runtime, concurrency=args.concurrency or runtime.settings.check_concurrency,
+    return run_worker(runtime, concurrency=args.concurrency or runtime.settings["scale.concurrency"],
                       name=args.name, loglevel=args.loglevel)
 
 
 def _cmd_scheduler(args: argparse.Namespace) -> int:
     from .db.database import redact
-    from .scale.app import require_broker
+    from .scale.app import require_broker, work_queue_url
     from .scale.scheduler import ScaleScheduler
 
     _log_to_stderr()
     runtime = load_runtime()
     scheduler = ScaleScheduler(runtime, batch_size=args.batch_size, claim_seconds=args.claim_seconds)
-    require_broker(scheduler.app, runtime.settings.broker_url)
-    _run_until_stopped(scheduler, f"enqueueing due projects on {redact(runtime.settings.broker_url)} "
+    url = work_queue_url(runtime.settings)
+    require_broker(scheduler.app, url)
+    _run_until_stopped(scheduler, f"enqueueing due projects on {redact(url)} "
                                   f"(batches of {args.batch_size}; one scheduler is active at a time)")
     print(f"enqueued {scheduler.enqueued_projects} project(s) in {scheduler.enqueued_batches} batch(es)",
           file=sys.stderr)
@@ -506,10 +508,11 @@ def build_parser() -> argparse.ArgumentParser:
     relay.add_argument("--once", action="store_true", help="deliver what is due, then exit")
     relay.set_defaults(func=_cmd_webhooks_relay)
     worker = sub.add_parser("worker", help="a Celery worker that checks the projects the scheduler enqueues",
-                            description="Checks batches from the broker ANITRACK_BROKER_URL (RabbitMQ or Redis) "
-                                        "with a pool of threads; run any number, on any number of machines.")
+                            description="Checks batches from the work queue's broker (ANITRACK_SCALE_BROKER_URL, "
+                                        "default ANITRACK_BROKER_URL: RabbitMQ or Redis) with a pool of threads; "
+                                        "run any number, on any number of machines.")
     worker.add_argument("--concurrency", type=_positive_int, metavar="N",
-                        help="checks in flight in this worker (default: the check_concurrency setting)")
+                        help="checks in flight in this worker (default: the scale.concurrency setting, 64)")
     worker.add_argument("--name", help="the Celery node name (default anitrack@HOST:PID)")
     worker.add_argument("--loglevel", default="INFO", help="Celery's log level (default INFO)")
     worker.set_defaults(func=_cmd_worker)

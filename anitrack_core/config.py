@@ -236,7 +236,8 @@ def core_settings() -> SettingsSpec:
     spec.add("db_busy_timeout", type=float, default=10.0, check=_positive,
              help="seconds a database statement waits for a lock another connection holds before failing")
     spec.add("broker_url", default="memory://", check=_check_not_empty,
-             help="message broker for events and the scaled-out work queue (memory://, amqp://, redis://)")
+             help="message broker for events (and the scaled-out work queue, unless scale.broker_url is set): "
+                  "memory://, amqp://, redis://")
     spec.add("topic_prefix", default="org.anitrack", check=_check_not_empty, help="prefix of every event topic")
     spec.add("events_exchange", default="amq.topic", check=_check_not_empty, help="exchange events are published to")
     spec.add("allow_private_upstreams", type=bool, default=False,
@@ -285,6 +286,11 @@ def core_settings() -> SettingsSpec:
              help="read the package indexes' feeds of recent releases before each scheduler pass")
     spec.add("scheduler_interval", type=float, default=60.0, check=_positive,
              help="seconds between two scheduler passes over the due projects")
+    spec.add("scale.broker_url", default=None,
+             help="broker of the scaled-out work queue of `anitrack scheduler` and `anitrack worker` "
+                  "(amqp://, redis://; default: broker_url, the events' broker)")
+    spec.add("scale.concurrency", type=int, default=64, check=_positive,
+             help="checks in flight at once in one `anitrack worker` (they mostly wait on upstreams)")
     spec.add("auth.providers", type=dict, default={}, check=_check_tables,
              help="identity providers people sign in with: one [auth.providers.<name>] table each "
                   "(see docs/sign-in.md)")

@@ -281,7 +281,7 @@ class Checker:
             summary.seconds = time.monotonic() - started
             message = (f"the check pass stopped after saving {summary.checked} of {len(todo)} checks (the other "
                        f"projects stay due): {exc}")
-            if not passes.end_pass(record.id, passes.FAILED, message):
+            if not passes.end_pass(record.id, passes.FAILED, message, patience=patience):
                 message += " (the database refused the pass record too: it shows the pass as interrupted)"
             raise PassFailed(message, summary, exc) from exc
         except BaseException as exc:

@@ -89,7 +89,7 @@ def _chain(exc: BaseException) -> Iterator[BaseException]:
         todo.extend(e for e in (wrapped, current.__cause__, current.__context__) if e is not None)
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
 
@@ -148,7 +148,7 @@ def storage_trouble(exc: BaseException) -> Trouble | None:
     for current in _chain(exc):
         kind = _one(current)
         if kind is not None:
-            return Trouble(kind, _first_line(current))
+            return Trouble(kind, first_line(current))
     return None
 
 

@@ -22,6 +22,7 @@ import os
 import socket
 from datetime import datetime, timedelta
 
+from .failures import retrying
 from .models import Run, utcnow
 
 log = logging.getLogger(__name__)
@@ -104,13 +105,19 @@ def add_batch(run_id: int, *, checked: int, ok: int, errors: int, ratelimited: i
                updated_on=utcnow()).where(Run.id == run_id).execute()
 
 
-def end_pass(run_id: int, state: str, cause: str | None = None) -> bool:
-    """Write how the pass ended; False (logged) when the database refuses even that."""
+def end_pass(run_id: int, state: str, cause: str | None = None, *, patience: float = 0.0) -> bool:
+    """Write how the pass ended, trying again for *patience* seconds while the database is locked (or its
+    connection lost); False (logged) when the database refuses even that."""
     now = utcnow()
     _ACTIVE.discard(run_id)
-    try:
-        with Run._meta.database.atomic():
+    db = Run._meta.database
+
+    def write() -> None:
+        with db.atomic():
             Run.update(state=state, cause=cause, finished_on=now, updated_on=now).where(Run.id == run_id).execute()
+
+    try:
+        retrying(write, patience=patience, db=db, what=f"could not record the end of check pass {run_id}")
     except Exception as exc:  # noqa: BLE001  (the trouble that ended the pass may forbid writing its end too)
         _UNRECORDED[run_id] = (state, cause, now)
         log.warning("could not record the end (%s) of check pass %s (%s); the next pass will", state, run_id, exc)

@@ -1,6 +1,6 @@
 """The Celery application of scaled-out checking: one queue, one task, no result backend.
 
-The scheduler (:mod:`.scheduler`) sends ``anitrack.check_batch(token, ids,
+The broker is :func:`work_queue_url`'s.  The scheduler (:mod:`.scheduler`) sends ``anitrack.check_batch(token, ids,
 claim_seconds)`` messages; workers (:mod:`.worker`) run them.  Celery is
 set for work that must be neither lost nor done twice:
 
@@ -20,6 +20,7 @@ from typing import Any
 from kombu import Exchange, Queue
 
 from ..db.database import redact
+from ..db.failures import first_line
 from ..errors import AnitrackError
 
 QUEUE_NAME = "anitrack.check"
@@ -32,8 +33,14 @@ def check_queue() -> Queue:
                  durable=True)
 
 
+def work_queue_url(settings: Any) -> str:
+    """The broker of the work queue: ``scale.broker_url`` (``ANITRACK_SCALE_BROKER_URL``), else the events'
+    ``broker_url``."""
+    return settings["scale.broker_url"] or settings.broker_url
+
+
 def make_app(broker_url: str) -> Any:
-    """A Celery application on *broker_url* (the events' broker, ``ANITRACK_BROKER_URL``)."""
+    """A Celery application on *broker_url* (:func:`work_queue_url`)."""
     try:
         from celery import Celery
     except ImportError:  # an optional dependency: the embedded default does not need it
@@ -70,10 +77,10 @@ def require_broker(app: Any, url: str) -> None:
     """:raises AnitrackError: *url* is ``memory://`` (one process only) or cannot be reached now."""
     if url.split(":", 1)[0] == "memory":
         raise AnitrackError("workers and the scheduler need a broker every process reaches: set "
-                            "ANITRACK_BROKER_URL to amqp://... (RabbitMQ) or redis://..., not memory://")
+                            "ANITRACK_SCALE_BROKER_URL (or ANITRACK_BROKER_URL, the events' broker) to "
+                            "amqp://... (RabbitMQ) or redis://..., not memory://")
     try:
         with app.connection_for_write() as connection:
             connection.ensure_connection(max_retries=1, interval_start=0, interval_step=0.5, timeout=5)
     except Exception as exc:  # kombu raises the transport's own errors
-        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise AnitrackError(f"cannot reach the broker at {redact(url)}: {detail}") from None
+        raise AnitrackError(f"cannot reach the broker at {redact(url)}: {first_line(exc)}") from None

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from datetime import timedelta
 
 import peewee
 
+from ..db.failures import first_line
 from ..db.models import database_proxy, utcnow
 from .models import ScaleProcess
 
@@ -32,10 +34,13 @@ def gone(name: str) -> None:
 
 
 class Heartbeat:
-    """Writes the heartbeat of *name* every :data:`EVERY_SECONDS` in a daemon thread."""
+    """Writes the heartbeat of *name* every :data:`EVERY_SECONDS` in a daemon thread, then calls *each_beat*
+    (with the beat's connection open)."""
 
-    def __init__(self, name: str, kind: str, concurrency: int) -> None:
+    def __init__(self, name: str, kind: str, concurrency: int, *,
+                 each_beat: Callable[[], None] | None = None) -> None:
         self.name, self.kind, self.concurrency = name, kind, concurrency
+        self.each_beat = each_beat
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name=f"anitrack-{kind}-heartbeat", daemon=True)
 
@@ -56,8 +61,10 @@ class Heartbeat:
             try:
                 with database_proxy.connection_context():
                     beat(self.name, self.kind, self.concurrency)
-            except peewee.DatabaseError:
-                log.warning("could not write the heartbeat of %s", self.name, exc_info=True)
+                    if self.each_beat is not None:
+                        self.each_beat()
+            except peewee.DatabaseError as exc:  # one line each time: the database is away, not a bug
+                log.warning("could not write the heartbeat of %s (%s)", self.name, first_line(exc))
             self._stop.wait(EVERY_SECONDS)
 
 

@@ -11,9 +11,9 @@ scheduler stands by until that lease runs out.  Each tick of the active one:
    :data:`AHEAD_SECONDS` of the workers' measured pace (at least
    :data:`MIN_QUEUED` batches): a message never waits in the broker longer
    than its claim lasts;
-3. batches are claimed, each in one statement (``INSERT ... SELECT`` the due
-   projects without a live claim, ``ON CONFLICT`` taking over expired claims),
-   and sent.
+3. batches are claimed, up to :data:`CLAIM_AT_ONCE` of them in one statement
+   (``INSERT ... SELECT`` the due projects without a live claim, ``ON CONFLICT``
+   taking over expired claims; then each batch gets its own token), and sent.
 
 What is due stays ``next_check``; what is in flight is the claims.  A claim
 lasts *claim_seconds* (90 by default), renewed by its worker while the batch
@@ -37,9 +37,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..check.runner import Checker
 from ..check.scheduler import Scheduler as InProcessScheduler
+from ..db.failures import first_line, storage_trouble
 from ..db.models import Project, database_proxy, utcnow
 from ..events.outbox import release_lease, take_lease
-from .app import TASK_NAME, check_queue, make_app
+from .app import TASK_NAME, check_queue, make_app, work_queue_url
 from .heartbeat import beat, gone
 from .models import CheckClaim
 
@@ -55,6 +56,10 @@ AHEAD_SECONDS = 10.0
 #: ... but at least / at most this many batches
 MIN_QUEUED = 8
 MAX_QUEUED = 2000
+#: the packages whose errors say the broker is away (not a bug of ours)
+BROKER_CLIENTS = frozenset({"kombu", "amqp", "redis", "celery"})
+#: batches claimed by one statement (each statement scans the due projects, in flight ones included)
+CLAIM_AT_ONCE = 40
 
 
 class ScaleScheduler:
@@ -64,7 +69,7 @@ class ScaleScheduler:
                  tick_seconds: float = 1.0, lease_seconds: float = 30.0, holder: str | None = None,
                  app: Any = None) -> None:
         self.settings = runtime.settings
-        self.app = app or make_app(runtime.settings.broker_url)
+        self.app = app or make_app(work_queue_url(runtime.settings))
         self.checker = Checker(runtime)  # reads the feeds
         self.feeds = InProcessScheduler(self.checker, runtime.settings.scheduler_interval)
         self.batch_size = batch_size
@@ -80,6 +85,7 @@ class ScaleScheduler:
         self._connection: Any = None
         self._stop = threading.Event()
         self._announced_standby = False
+        self._last_failure: tuple[str, float] = ("", 0.0)
 
     # ---- the loop ----
 
@@ -88,8 +94,8 @@ class ScaleScheduler:
             while not self._stop.is_set():
                 try:
                     sent = self.tick()
-                except Exception:  # a broker or database outage: logged, the next tick tries again
-                    log.warning("scheduler tick failed; retrying", exc_info=True)
+                except Exception as exc:  # a broker or database outage: logged, the next tick tries again
+                    self._log_failure(exc)
                     self._close_connection()
                     sent = 0
                 self._stop.wait(self.tick_seconds / 4 if sent else self.tick_seconds)
@@ -101,6 +107,19 @@ class ScaleScheduler:
                     gone(self.holder)
             except Exception:
                 log.warning("could not release the scheduler lease", exc_info=True)
+
+    def _log_failure(self, exc: Exception) -> None:
+        """One line per failed tick (the same trouble again: once a minute), a traceback only for a bug."""
+        trouble = storage_trouble(exc)
+        broker = isinstance(exc, OSError) or (type(exc).__module__ or "").split(".")[0] in BROKER_CLIENTS
+        if trouble is None and not broker:
+            log.warning("scheduler tick failed; retrying", exc_info=True)
+            return
+        line = trouble.message() if trouble is not None else f"the broker: {first_line(exc)}"
+        now = time.monotonic()
+        if line != self._last_failure[0] or now - self._last_failure[1] > 60:
+            log.warning("scheduler tick failed (%s); retrying every %.0f s", line, self.tick_seconds)
+            self._last_failure = (line, now)
 
     def stop(self, timeout: float | None = None) -> None:
         self._stop.set()
@@ -123,12 +142,18 @@ class ScaleScheduler:
             room = self.target_depth(depth) - depth
             sent = 0
             while room > 0 and not self._stop.is_set():
-                token = str(uuid.uuid4())
-                ids = self.claim(token, self.batch_size)
-                if not ids:
-                    break
-                self.send(token, ids)
-                sent, room = sent + 1, room - 1
+                wanted = min(room, CLAIM_AT_ONCE)
+                batches = self.claim_batches(wanted)
+                for position, (token, ids) in enumerate(batches):
+                    try:
+                        self.send(token, ids)
+                    except Exception:  # the broker is away: the batches not sent give their claims back too
+                        unsent = [later for later, _ in batches[position + 1:]]
+                        CheckClaim.delete().where(CheckClaim.token.in_(unsent)).execute()
+                        raise
+                sent, room = sent + len(batches), room - len(batches)
+                if sum(len(ids) for _, ids in batches) < wanted * self.batch_size:
+                    break  # nothing more is due
             return sent
 
     # ---- the parts ----
@@ -184,7 +209,7 @@ class ScaleScheduler:
                f" SELECT p.id, {p}, {p}, {p} FROM {project} AS p"
                f" WHERE p.archived = {p} AND p.next_check <= {p}"
                f" AND NOT EXISTS (SELECT 1 FROM {claim} AS c WHERE c.project_id = p.id AND c.expires_on >= {p})"
-               f" ORDER BY p.next_check, p.id LIMIT {p}"
+               f" ORDER BY p.next_check LIMIT {p}"  # the index's order: no sort of every due project
                f" ON CONFLICT (project_id) DO UPDATE SET token = excluded.token,"
                f" claimed_on = excluded.claimed_on, expires_on = excluded.expires_on"
                f" WHERE {claim}.expires_on < {p}"
@@ -192,6 +217,18 @@ class ScaleScheduler:
         params = (token, now, now + timedelta(seconds=self.claim_seconds), False, now, now, limit, now)
         with db.atomic():
             return [row[0] for row in db.execute_sql(sql, params).fetchall()]
+
+    def claim_batches(self, count: int) -> list[tuple[str, list[int]]]:
+        """Claim up to *count* batches of due projects with one scan of the due ones (:meth:`claim`), then
+        give each batch its own token; returns ``(token, ids)`` pairs."""
+        tokens = [str(uuid.uuid4()) for _ in range(count)]
+        with database_proxy.atomic():
+            ids = self.claim(tokens[0], count * self.batch_size)
+            batches = [(token, ids[start:start + self.batch_size])
+                       for token, start in zip(tokens, range(0, len(ids), self.batch_size))]
+            for token, batch in batches[1:]:
+                CheckClaim.update(token=token).where(CheckClaim.project.in_(batch)).execute()
+        return batches
 
     def send(self, token: str, ids: list[int]) -> None:
         """Enqueue the batch; if the broker refuses it, its claims are given back and the error raised."""

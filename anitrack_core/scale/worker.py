@@ -15,30 +15,41 @@ transaction that deletes its claim, after locking the claim row.  So:
   and the second delivery ends at once (if the first one dies, its claims
   expire and the scheduler enqueues them again).
 
-The check itself is :meth:`Checker.fetch` and :meth:`Checker.apply`, the
-in-process pass's code, with per-host slots and rate-limit pauses shared by
-every worker (:mod:`.limits`).
+The check itself is :meth:`Checker.fetch` and :meth:`Checker.write_batch`,
+the in-process pass's code, with per-host slots and rate-limit pauses shared
+by every worker (:mod:`.limits`).  A worker of *concurrency* checks in flight
+fetches the checks of every batch it runs with one pool of that many threads
+(a batch waiting on a busy host does not hold the others back) and runs
+*concurrency* / :data:`CHECKS_PER_BATCH_THREAD` batches at once (Celery's
+threads, one database connection each); each batch is saved in one
+transaction, counted into the worker's pass record (:mod:`.records`).  A
+batch the database refuses ends with one log line, its claims given back.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import math
 import os
 import socket
 import time
 import uuid
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..check.runner import Checker, RunSummary, specs_from_rows
+from ..db.failures import first_line, storage_trouble
 from ..db.models import Project, database_proxy, utcnow
-from .app import TASK_NAME, check_queue, make_app, require_broker
+from ..errors import StoreError
+from .app import TASK_NAME, check_queue, make_app, require_broker, work_queue_url
 from .heartbeat import Heartbeat
 from .limits import SharedHostSlots, SharedPauses, is_postgres
 from .models import CheckClaim
+from .records import PassWindows
 
 if TYPE_CHECKING:
     from ..check.apply import AppliedCheck
@@ -46,9 +57,9 @@ if TYPE_CHECKING:
     from ..runtime import Runtime
 
 log = logging.getLogger(__name__)
-#: outcomes stored together (one transaction); a worker killed mid-batch loses at most these fetches
-WRITE_EVERY = 10
 RECONNECT_MAX_SECONDS = 3.0
+#: checks in flight per batch being checked at once: a worker of N checks in flight runs N / this batches
+CHECKS_PER_BATCH_THREAD = 8
 
 
 @dataclass
@@ -59,6 +70,8 @@ class BatchSummary(RunSummary):
     skipped: int = 0
     #: another delivery of this batch was running
     running_elsewhere: bool = False
+    #: why the database refused the batch (its projects stay due), or None
+    failed: str | None = None
 
 
 def batch_lock_key(token: str) -> int:
@@ -66,27 +79,56 @@ def batch_lock_key(token: str) -> int:
     return (uuid.UUID(token).int >> 64) - 2**63
 
 
-class BatchChecker:
-    """Checks batches for one worker process (any of its threads)."""
+def batch_threads(concurrency: int) -> int:
+    """Batches a worker of *concurrency* checks in flight runs at once (Celery's pool threads)."""
+    return max(2, math.ceil(concurrency / CHECKS_PER_BATCH_THREAD))
 
-    def __init__(self, runtime: Runtime) -> None:
+
+class BatchChecker:
+    """Checks batches for one worker process (any of its threads): the checks of every batch are fetched by
+    one pool of *concurrency* threads, each batch is saved in one transaction by the thread running it."""
+
+    def __init__(self, runtime: Runtime, *, concurrency: int = 8) -> None:
         self.checker = Checker(runtime)
         self.checker.slots = SharedHostSlots(runtime.settings.check_per_host)
         self.checker.pauses = SharedPauses()
+        self.fetchers = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="anitrack-fetch")
+        self.records = PassWindows(runtime.settings.scheduler_interval)
+
+    def close(self) -> None:
+        """Stop fetching, give the per-host slots back, end the pass record."""
+        self.fetchers.shutdown(wait=False, cancel_futures=True)
+        self.checker.slots.close()
+        try:
+            with database_proxy.connection_context():
+                self.records.close()
+        except Exception as exc:  # noqa: BLE001  (the record shows the worker gone: interrupted)
+            log.warning("could not end the pass record of this worker (%s)", exc)
 
     def run(self, token: str, ids: list[int], claim_seconds: float) -> BatchSummary:
+        """Check the batch *token*; a database that refuses it ends it with one log line, its claims given back
+        (its projects stay due: the scheduler enqueues them again)."""
         summary, started = BatchSummary(), time.monotonic()
         db = database_proxy
-        with db.connection_context():
-            if not self._lock(token, True):
-                summary.running_elsewhere = True
-                return summary
-            try:
-                self._run(token, ids, claim_seconds, summary)
-            finally:
-                self._lock(token, False)
+        try:
+            with db.connection_context():
+                if not self._lock(token, True):
+                    summary.running_elsewhere = True
+                    return summary
+                try:
+                    self._run(token, ids, claim_seconds, summary)
+                finally:
+                    self._unlock(token)
+        except Exception as exc:
+            trouble = storage_trouble(exc)
+            if trouble is None:
+                raise
+            summary.failed = str(exc) if isinstance(exc, StoreError) else trouble.message()
+            log.error("batch %s: the database refused it, its projects stay due: %s", token, summary.failed)
+            self._give_back(token)
         summary.seconds = time.monotonic() - started
-        log.info("batch %s: %s, skipped %d", token, summary.line(), summary.skipped)
+        if summary.failed is None:
+            log.info("batch %s: %s, skipped %d", token, summary.line(), summary.skipped)
         return summary
 
     def _lock(self, token: str, take: bool) -> bool:
@@ -94,6 +136,21 @@ class BatchChecker:
             return True
         function = "pg_try_advisory_lock" if take else "pg_advisory_unlock"
         return bool(database_proxy.execute_sql(f"SELECT {function}(%s)", (batch_lock_key(token),)).fetchone()[0])
+
+    def _unlock(self, token: str) -> None:
+        try:
+            self._lock(token, False)
+        except Exception as exc:  # noqa: BLE001  (a broken connection: the server released the lock with it)
+            log.debug("could not unlock batch %s: %s", token, exc)
+
+    @staticmethod
+    def _give_back(token: str) -> None:
+        try:
+            with database_proxy.connection_context():
+                CheckClaim.delete().where(CheckClaim.token == token).execute()
+        except Exception as exc:  # noqa: BLE001  (the claims expire: the scheduler enqueues them again then)
+            log.warning("batch %s: could not give its claims back (%s); they expire", token,
+                        first_line(exc))
 
     def _run(self, token: str, ids: list[int], claim_seconds: float, summary: BatchSummary) -> None:
         rows = list(Project.select(Project).join(CheckClaim, on=(CheckClaim.project == Project.id))
@@ -108,16 +165,14 @@ class BatchChecker:
         if not rows:
             return
         renewed = self._renew(token, claim_seconds)
-        outcomes = []
-        for spec in specs_from_rows(rows):
+        pending = {self.fetchers.submit(self.checker.fetch, spec) for spec in specs_from_rows(rows)}
+        outcomes: list[FetchOutcome] = []
+        while pending:
+            done, pending = wait(pending, timeout=claim_seconds / 4)
+            outcomes.extend(future.result() for future in done)
             if time.monotonic() - renewed > claim_seconds / 4:
                 renewed = self._renew(token, claim_seconds)
-            outcomes.append(self.checker.fetch(spec))
-            if len(outcomes) >= WRITE_EVERY:
-                self._write(token, outcomes, summary)
-                outcomes = []
-        if outcomes:
-            self._write(token, outcomes, summary)
+        self._write(token, outcomes, summary)
 
     @staticmethod
     def _renew(token: str, claim_seconds: float) -> float:
@@ -127,7 +182,8 @@ class BatchChecker:
 
     def _write(self, token: str, outcomes: list, summary: BatchSummary) -> None:
         """Store the *outcomes* whose claim this batch still holds, releasing those claims in the same
-        transaction (the runner's batch writer: its retries on a locked database, its error handling)."""
+        transaction (the runner's batch writer: its retries on a locked database, its error handling), and
+        count them into this worker's pass record."""
 
         def still_held(batch: Sequence[FetchOutcome]) -> list[FetchOutcome]:
             query = CheckClaim.select(CheckClaim.project).where(CheckClaim.token == token,
@@ -139,7 +195,13 @@ class BatchChecker:
             if stored:
                 CheckClaim.delete().where(CheckClaim.project.in_([a.project_id for a in stored])).execute()
 
-        counts = self.checker.write_batch(outcomes, keep=still_held, then=release)
+        with self.records.batch() as record:
+            try:
+                counts = self.checker.write_batch(outcomes, record=record, keep=still_held, then=release)
+            except StoreError as exc:
+                self.records.fail(record, f"a batch of {len(outcomes)} check(s) could not be saved (its projects "
+                                          f"stay due): {exc}")
+                raise
         summary.skipped += len(outcomes) - counts.checked  # stored by an earlier delivery, or given elsewhere
         summary.add(counts)
 
@@ -165,10 +227,9 @@ def __getattr__(name: str) -> Any:  # ``worker_consumer = "anitrack_core.scale.w
     raise AttributeError(name)
 
 
-def worker_app(runtime: Runtime) -> Any:
-    """The Celery app of a worker, with the check task bound to this process's :class:`BatchChecker`."""
-    app = make_app(runtime.settings.broker_url)
-    batches = BatchChecker(runtime)
+def worker_app(runtime: Runtime, batches: BatchChecker) -> Any:
+    """The Celery app of a worker, with the check task bound to this process's *batches*."""
+    app = make_app(work_queue_url(runtime.settings))
 
     @app.task(name=TASK_NAME, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
     def check_batch(token: str, ids: list[int], claim_seconds: float) -> dict[str, Any]:
@@ -178,23 +239,28 @@ def worker_app(runtime: Runtime) -> Any:
 
 
 def run_worker(runtime: Runtime, *, concurrency: int, name: str | None = None, loglevel: str = "INFO") -> int:
-    """Run a Celery worker until it is stopped (SIGTERM, Ctrl-C: warm shutdown); returns its exit code.
+    """Run a Celery worker with *concurrency* checks in flight until it is stopped (SIGTERM, Ctrl-C: warm
+    shutdown); returns its exit code.
 
     :raises AnitrackError: the broker is memory:// or cannot be reached.
     """
-    url = runtime.settings.broker_url
-    app = worker_app(runtime)
-    require_broker(app, url)
-    db = runtime.db
-    if hasattr(db, "_max_connections"):  # one pooled connection per thread, plus the heartbeat's
-        db._max_connections = max(db._max_connections, concurrency + 2)
-    hostname = name or f"anitrack@{socket.gethostname()}:{os.getpid()}"
-    heartbeat = Heartbeat(hostname, "worker", concurrency)
-    worker = app.Worker(hostname=hostname, pool="threads", concurrency=concurrency, loglevel=loglevel,
-                        queues=[check_queue().name], without_mingle=True, without_gossip=True)
-    heartbeat.start()
+    batches = BatchChecker(runtime, concurrency=concurrency)
+    threads = batch_threads(concurrency)
     try:
-        worker.start()
+        app = worker_app(runtime, batches)
+        require_broker(app, work_queue_url(runtime.settings))
+        db = runtime.db
+        if hasattr(db, "_max_connections"):  # one pooled connection per batch thread, the heartbeat's, a fetch's
+            db._max_connections = max(db._max_connections, threads + 4)
+        hostname = name or f"anitrack@{socket.gethostname()}:{os.getpid()}"
+        heartbeat = Heartbeat(hostname, "worker", concurrency, each_beat=batches.records.end_if_over)
+        worker = app.Worker(hostname=hostname, pool="threads", concurrency=threads, loglevel=loglevel,
+                            queues=[check_queue().name], without_mingle=True, without_gossip=True)
+        heartbeat.start()
+        try:
+            worker.start()
+        finally:
+            heartbeat.stop()
     finally:
-        heartbeat.stop()
+        batches.close()
     return worker.exitcode or 0

@@ -177,6 +177,41 @@ def test_a_lock_held_past_the_retries_stops_the_pass_with_one_clear_line(run_ani
     assert (finished.state, finished.total_count, finished.success_count, finished.cause) == ("finished", 3, 3, None)
 
 
+def test_a_pass_stopped_by_a_lock_records_failed_once_the_record_can_be_written(fake_upstream, lock_holder,
+                                                                                 monkeypatch):
+    """An operator's command (a process of its own: no later pass of it can write the end it could not): the
+    batch gives up while the lock is held; the lock goes while the end of the pass is being written again."""
+    monkeypatch.setenv("ANITRACK_DB_BUSY_TIMEOUT", "0.2")
+    monkeypatch.setenv("ANITRACK_CHECK_WRITE_RETRY", "5")
+    assert _anitrack_process("db", "upgrade")[0] == 0
+    holder = lock_holder(60)
+    fake_upstream.route("/dl/", _Once(holder))
+    _add_projects(3, fake_upstream.url("/dl/"))
+    child = subprocess.Popen([sys.executable, "-m", "anitrack_core.cli", "check"], env=dict(os.environ),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = []
+        for line in child.stderr:
+            lines.append(line)
+            if "could not record the end of check pass" in line:  # the batch gave up; the record is retried
+                holder.release()  # (SQLite; PostgreSQL's lock is on the project table only: the record is written)
+        code = child.wait(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.communicate()
+        holder.release()
+    err = "".join(lines)
+    assert code == 1 and "Traceback" not in err, err
+    assert lines[-1].startswith("anitrack: error: ") and "the database stayed locked" in lines[-1], err
+    assert "refused the pass record" not in err, err
+    (record,) = _records()
+    assert record.state == "failed" and "the database stayed locked" in record.cause
+    assert _checked_ids() == set()
+    code, out, _ = _anitrack_process("check", "--history")
+    assert code == 0 and ": failed" in out and "interrupted" not in out, out
+
+
 def test_a_lock_released_within_the_retries_loses_nothing(run_anitrack, fake_upstream, lock_holder, monkeypatch):
     monkeypatch.setenv("ANITRACK_DB_BUSY_TIMEOUT", "0.2")
     monkeypatch.setenv("ANITRACK_CHECK_WRITE_RETRY", "20")

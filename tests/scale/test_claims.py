@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import socket
 import threading
 import time
 from datetime import datetime, timedelta, timezone
@@ -29,7 +31,9 @@ def scheduler(scale_runtime):
 def batches(scale_runtime):
     from anitrack_core.scale.worker import BatchChecker
 
-    return BatchChecker(scale_runtime)
+    checker = BatchChecker(scale_runtime)
+    yield checker
+    checker.close()
 
 
 def test_a_redelivered_batch_stores_nothing_twice(local, scheduler, batches):
@@ -130,3 +134,126 @@ def test_a_broker_that_cannot_be_reached_is_named(run_anitrack, monkeypatch):
     monkeypatch.setenv("ANITRACK_BROKER_URL", "memory://")
     code, _, err = run_anitrack("worker")
     assert code == 1 and "not memory://" in err
+    monkeypatch.setenv("ANITRACK_SCALE_BROKER_URL", "redis://:queue-secret@127.0.0.1:1/0")  # the work queue's own
+    for command in ("worker", "scheduler"):
+        code, _, err = run_anitrack(command)
+        assert code == 1 and "cannot reach the broker at redis://:***@127.0.0.1:1/0" in err, err
+
+
+def _history() -> str:
+    """``anitrack check --history`` on the test's database."""
+    import contextlib
+    import io
+
+    from anitrack_core.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["check", "--history"]) == 0
+    return out.getvalue()
+
+
+def test_a_worker_keeps_a_pass_record_per_window(local, scheduler, batches):
+    from anitrack_core.db.models import Run
+
+    ids = local.seed(6)
+    tokens = ["00000000-0000-4000-8000-00000000000a", "00000000-0000-4000-8000-00000000000b"]
+    with local.runtime.db.connection_context():
+        first, second = scheduler.claim(tokens[0], 4), scheduler.claim(tokens[1], 4)
+    assert batches.run(tokens[0], first, 30).ok == 4
+    with local.runtime.db.connection_context():
+        (record,) = Run.select()
+        assert (record.state, record.total_count, record.success_count) == ("started", 4, 4)
+    batches.records.seconds = 0  # the window is over: the next batch starts a new record, the first one ends
+    assert batches.run(tokens[1], second, 30).ok == 2
+    batches.records.close()  # the worker stops
+    with local.runtime.db.connection_context():
+        assert [(r.state, r.total_count) for r in Run.select().order_by(Run.id)] == [("finished", 4), ("finished", 2)]
+        history = _history()
+    assert "checked 4, ok 4" in history and "checked 2, ok 2" in history, history
+    assert f" by {socket.gethostname()}:{os.getpid()}: finished in " in history, "the worker is named"
+    local.assert_each_stored_once(ids)
+
+
+def test_a_batch_the_database_refuses_ends_in_one_line_and_gives_its_claims_back(local, scheduler, monkeypatch,
+                                                                                 caplog):
+    import logging
+
+    import psycopg2
+
+    from anitrack_core.db.models import Run
+    from anitrack_core.runtime import load_runtime
+    from anitrack_core.scale.worker import BatchChecker
+    from tests.scale.conftest import page
+
+    monkeypatch.setenv("ANITRACK_DB_BUSY_TIMEOUT", "0.2")
+    monkeypatch.setenv("ANITRACK_CHECK_WRITE_RETRY", "0.5")
+    ids = local.seed(3)
+    url = local.env["ANITRACK_DATABASE_URL"]
+    holder = psycopg2.connect(url)
+
+    locked = threading.Event()
+
+    def lock_then_answer(seen):  # a long migration takes the project table while the batch fetches (once)
+        if not locked.is_set():
+            locked.set()
+            holder.cursor().execute("LOCK TABLE project IN ACCESS EXCLUSIVE MODE")
+        return page(1)
+
+    local.upstream.route("/p/1/", lock_then_answer)
+    batches = BatchChecker(load_runtime())
+    token = "00000000-0000-4000-8000-00000000000c"
+    try:
+        with local.runtime.db.connection_context():
+            assert sorted(scheduler.claim(token, 25)) == ids
+        with caplog.at_level(logging.INFO, logger="anitrack_core.scale.worker"):
+            summary = batches.run(token, ids, 30)
+        holder.rollback()
+        (logged,) = [r for r in caplog.records if r.name == "anitrack_core.scale.worker"]
+        assert logged.levelno == logging.ERROR and logged.exc_info is None
+        assert "the database refused it" in logged.getMessage() and "the database stayed locked" in summary.failed
+        assert (summary.checked, summary.ok) == (0, 0)
+        with local.runtime.db.connection_context():
+            assert CheckClaim.select().count() == 0, "the claims are given back at once"
+            (record,) = Run.select()
+            assert record.state == "failed" and "could not be saved (its projects stay due)" in record.cause
+            assert "the database stayed locked" in record.cause
+            assert local.pending() == 3 and Project.select().where(Project.next_check <= utcnow()).count() == 3
+            assert sorted(scheduler.claim("00000000-0000-4000-8000-00000000000d", 25)) == ids  # enqueued again
+        assert batches.run("00000000-0000-4000-8000-00000000000d", ids, 30).ok == 3
+    finally:
+        holder.close()
+        batches.close()
+    local.assert_each_stored_once(ids)
+    with local.runtime.db.connection_context():
+        assert [r.state for r in Run.select().order_by(Run.id)] == ["failed", "finished"]
+
+
+def test_batches_are_claimed_together_each_with_its_token(local, scheduler):
+    ids = local.seed(60)
+    with local.runtime.db.connection_context():
+        batches = scheduler.claim_batches(4)
+        assert [len(batch) for _, batch in batches] == [25, 25, 10]
+        assert sorted(pid for _, batch in batches for pid in batch) == ids
+        held = dict(CheckClaim.select(CheckClaim.project, CheckClaim.token).tuples())
+        assert all(held[pid] == token for token, batch in batches for pid in batch)
+        assert len({token for token, _ in batches}) == 3
+        assert scheduler.claim_batches(4) == []  # every due project is in flight
+
+
+def test_an_outage_is_one_line_per_minute_in_the_scheduler_log(scheduler, caplog):
+    import logging
+
+    import peewee
+
+    locked = peewee.OperationalError("database is locked")
+    with caplog.at_level(logging.WARNING, logger="anitrack_core.scale.scheduler"):
+        for _ in range(3):  # the database stays away for three ticks
+            scheduler._log_failure(locked)
+        scheduler._log_failure(ConnectionRefusedError(111, "Connection refused"))
+        scheduler._log_failure(KeyError("a bug"))
+    lines = [(r.getMessage(), r.exc_info) for r in caplog.records]
+    assert len(lines) == 3, lines
+    assert "the database stayed locked" in lines[0][0] and lines[0][1] is None
+    assert "the broker: [Errno 111] Connection refused" in lines[1][0] and lines[1][1] is None
+    assert lines[2][1] is not None, "a bug keeps its traceback"
