@@ -10,9 +10,10 @@ the per-process :class:`~anitrack_core.check.http.HostSlots` and
   a request takes a slot the process holds (no query), else the process leases
   one more (one query), else it waits and asks again every
   :data:`POLL_SECONDS`.  A slot no request used for :data:`LINGER_SECONDS` is
-  given back.  A process holds at most its share of a host's slots
-  (``check_per_host`` over the live workers, rounded up), so no worker starves
-  another.  A worker that dies closes its connection: the server frees its
+  given back.  A host has the bound of the per-process slots (the operator's
+  ``[check.host_concurrency]``, else what its backends declare, else
+  ``check_per_host``); a process holds at most its share of it (the bound over
+  the live workers, rounded up), so no worker starves another.  A worker that dies closes its connection: the server frees its
   slots.  On SQLite (one machine) it is the per-process bound.
 * :class:`SharedPauses`: a pause is also written to the ``rate_limit_pause``
   table, which every worker reads again at most every
@@ -27,7 +28,7 @@ import math
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -133,6 +134,7 @@ class _Keeper:
 class _Host:
     """The slots of one host in this process."""
 
+    name: str
     key: int
     condition: threading.Condition
     #: the slot numbers this process leases
@@ -147,16 +149,16 @@ class _Host:
 
 
 class SharedHostSlots(HostSlots):
-    """At most *per_host* requests in flight to any one host across every worker (PostgreSQL)."""
+    """At most a host's :meth:`bound` requests in flight to it across every worker (PostgreSQL)."""
 
-    def __init__(self, per_host: int) -> None:
-        super().__init__(per_host)
+    def __init__(self, per_host: int, overrides: Mapping[str, int] | None = None) -> None:
+        super().__init__(per_host, overrides)
         self.shared = is_postgres()
         self._hosts: dict[str, _Host] = {}
         self._mutex = threading.Lock()
         self._keeper = _Keeper(self._forget_leases)
-        self._share = self.per_host
-        self._share_read_at = -math.inf
+        self._workers = 1
+        self._workers_read_at = -math.inf
         self._sweeper: threading.Thread | None = None
         self._closed = threading.Event()
 
@@ -186,11 +188,11 @@ class SharedHostSlots(HostSlots):
                 self._sweeper.start()
             host = self._hosts.get(name)
             if host is None:
-                host = self._hosts[name] = _Host(lock_key("host:" + name), threading.Condition(self._mutex))
+                host = self._hosts[name] = _Host(name, lock_key("host:" + name), threading.Condition(self._mutex))
             host.waiting += 1
             try:
                 while host.busy >= len(host.leased):
-                    if host.asking or len(host.leased) >= self._share:
+                    if host.asking or len(host.leased) >= self._share(host):
                         host.condition.wait(WAKE_SECONDS)  # a slot given back here notifies one waiter
                         continue
                     now = time.monotonic()
@@ -215,9 +217,13 @@ class SharedHostSlots(HostSlots):
             finally:
                 host.waiting -= 1
 
+    def _share(self, host: _Host) -> int:
+        """How many of *host*'s slots this process may hold: its bound over the live workers, rounded up."""
+        return max(1, math.ceil(self.bound(host.name) / self._workers))
+
     def _lease(self, host: _Host) -> int | None:
         try:
-            return self._keeper.take(host.key, self.per_host, list(host.leased))
+            return self._keeper.take(host.key, self.bound(host.name), list(host.leased))
         except Exception as exc:  # noqa: BLE001  (the database is away: the request waits and asks again)
             log.warning("could not lease a per-host slot (%s); asking again", first_line(exc))
             time.sleep(POLL_SECONDS * 10)
@@ -228,7 +234,7 @@ class SharedHostSlots(HostSlots):
         with self._mutex:
             host.busy -= 1
             host.used_at = time.monotonic()
-            if len(host.leased) > self._share and host.leased and host.busy < len(host.leased):
+            if len(host.leased) > self._share(host) and host.leased and host.busy < len(host.leased):
                 surplus = host.leased.pop()  # more workers came: the process's share shrank
             elif host.waiting:
                 host.condition.notify()
@@ -245,10 +251,10 @@ class SharedHostSlots(HostSlots):
         """Give back the slots not used for :data:`LINGER_SECONDS`; read the worker count again now and then."""
         while not self._closed.wait(LINGER_SECONDS / 2):
             now = time.monotonic()
-            if now - self._share_read_at > WORKERS_REFRESH_SECONDS:
-                self._share_read_at = now
+            if now - self._workers_read_at > WORKERS_REFRESH_SECONDS:
+                self._workers_read_at = now
                 try:
-                    self._share = max(1, math.ceil(self.per_host / max(1, self._keeper.live_workers())))
+                    self._workers = max(1, self._keeper.live_workers())
                 except Exception as exc:  # noqa: BLE001  (the share stays as it was)
                     log.warning("could not count the live workers (%s)", exc)
             idle: list[tuple[_Host, int]] = []

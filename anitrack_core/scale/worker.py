@@ -90,7 +90,8 @@ class BatchChecker:
 
     def __init__(self, runtime: Runtime, *, concurrency: int = 8) -> None:
         self.checker = Checker(runtime)
-        self.checker.slots = SharedHostSlots(runtime.settings.check_per_host)
+        self.checker.slots = SharedHostSlots(runtime.settings.check_per_host,
+                                             runtime.settings.get("check.host_concurrency"))
         self.checker.pauses = SharedPauses()
         self.fetchers = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="anitrack-fetch")
         self.records = PassWindows(runtime.settings.scheduler_interval)
