@@ -168,7 +168,8 @@ def _check_database_url(value: str | None) -> str | None:
     return None
 
 
-def _check_http_url(value: str | None) -> str | None:
+def check_http_url(value: str | None) -> str | None:
+    """A setting's *check* (:meth:`SettingsSpec.add`) for an http:// or https:// URL; plugins use it too."""
     if value and not re.match(r"^https?://[^/\s]+", value):
         return "must be an http:// or https:// URL"
     return None
@@ -219,7 +220,7 @@ DEFAULT_PACKAGE_LINKS = [
 def _check_package_links(value: list[str] | None) -> str | None:
     for entry in value or []:
         distro, _, template = entry.partition("=")
-        if not distro.strip() or "{package}" not in template or _check_http_url(template.strip()):
+        if not distro.strip() or "{package}" not in template or check_http_url(template.strip()):
             return (f"entry {entry!r} must read 'Distribution=https://.../{{package}}' "
                     "(an http(s) URL holding {package})")
     return None
@@ -242,7 +243,7 @@ def core_settings() -> SettingsSpec:
     spec.add("events_exchange", default="amq.topic", check=_check_not_empty, help="exchange events are published to")
     spec.add("allow_private_upstreams", type=bool, default=False,
              help="let checks reach loopback, private and link-local addresses (tests, intranets)")
-    spec.add("base_url", default="http://localhost:5000", check=_check_http_url,
+    spec.add("base_url", default="http://localhost:5000", check=check_http_url,
              help="the public address of the service, used in links and redirects")
     spec.add("user_agent", default=None, help="User-Agent of upstream requests "
              "(default: 'anitrack/<version> (+<base_url>)')")

@@ -357,6 +357,20 @@ def run_engine(label: str, commands: list[list[str]], env: dict[str, str], workd
     )
 
 
+def measured_pass(label: str, commands: list[list[str]], env: dict[str, str], workdir: Path, timeout: float,
+                  up: fake.Upstream, db_path: Path) -> PassResult:
+    """:func:`run_engine`, with the upstream's CPU, the other load, the statuses answered and the file's state."""
+    before = (up.cpu_seconds(), cpu_busy_seconds(), own_cpu_seconds())
+    result = run_engine(label, commands, env, workdir, timeout)
+    after = (up.cpu_seconds(), cpu_busy_seconds(), own_cpu_seconds())
+    result.upstream_cpu_s = after[0] - before[0]
+    result.other_cpu_s = max(0.0, (after[1] - before[1]) - result.cpu_s - result.upstream_cpu_s
+                             - (after[2] - before[2]))
+    result.statuses = dict(up.statuses())
+    result.db = db_state(db_path)
+    return result
+
+
 def commands_for(projects: int, shards: int, anitrack: str) -> list[list[str]]:
     """`anitrack check --all`, or *shards* `anitrack check --project ...` commands over blocks of the ids."""
     if shards <= 1:
@@ -504,14 +518,7 @@ def run_slow(args: argparse.Namespace, anitrack: str, tmp: Path) -> list[dict[st
             env = engine_env(db_path, workdir, {**settings, **fixed_settings(args)})
             if args.wait_idle > 0:
                 wait_for_quiet(args.wait_idle, name)
-            before = (up.cpu_seconds(), cpu_busy_seconds(), own_cpu_seconds())
-            result = run_engine("slow", [[anitrack, "check", "--all"]], env, workdir, args.timeout)
-            after = (up.cpu_seconds(), cpu_busy_seconds(), own_cpu_seconds())
-            result.upstream_cpu_s = after[0] - before[0]
-            result.other_cpu_s = max(0.0, (after[1] - before[1]) - result.cpu_s - result.upstream_cpu_s
-                                     - (after[2] - before[2]))
-            result.statuses = dict(up.statuses())
-            result.db = db_state(db_path)
+            result = measured_pass("slow", [[anitrack, "check", "--all"]], env, workdir, args.timeout, up, db_path)
         problems = check_pass("new", result, args.projects)
         ok = None if target is None else (result.wall_s <= target and not problems)
         print(f"{name}: {result.wall_s:.2f} s wall, engine {result.engine_s:.1f} s, CPU {result.cpu_s:.1f} s, "
@@ -545,6 +552,14 @@ def fixed_settings(args: argparse.Namespace) -> dict[str, str]:
 
 def describe_settings(env: dict[str, str]) -> str:
     return ", ".join(f"{k.removeprefix('ANITRACK_CHECK_').lower()}={v}" for k, v in env.items()) or "defaults"
+
+
+def clean_up(tmp: Path, keep: bool) -> None:
+    """Remove the temporary directory, unless asked to keep it (--keep)."""
+    if keep:
+        print(f"kept {tmp}", file=sys.stderr)
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -609,10 +624,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             rows = run_slow(args, anitrack, tmp)
         finally:
-            if args.keep:
-                print(f"kept {tmp}", file=sys.stderr)
-            else:
-                shutil.rmtree(tmp, ignore_errors=True)
+            clean_up(tmp, args.keep)
         print()
         print(f"slow upstreams: answers after {1000 * args.latency:g} ms, {os.cpu_count()} CPUs, Python "
               f"{sys.version.split()[0]}, code {report['code']}")
@@ -690,20 +702,13 @@ def main(argv: list[str] | None = None) -> int:
                     if args.wait_idle > 0:
                         wait_for_quiet(args.wait_idle, f"{described} / {label}")
                     up.statuses()
-                    before = (up.cpu_seconds(), cpu_busy_seconds(), own_cpu_seconds())
                     run_commands, raw = commands, None
                     if args.py_spy:
                         raw = tmp / f"profile-{setting}-{key}.txt"
                         spy = [args.py_spy, "record", "--format", "raw", "-o", str(raw), "--rate", str(PROFILE_RATE),
                                "--nonblocking", "--subprocesses", *([] if args.py_spy_all_threads else ["--gil"]), "--"]
                         run_commands = [spy + command for command in commands]
-                    result = run_engine(f"{setting}-{key}", run_commands, env, tmp, args.timeout)
-                    after = (up.cpu_seconds(), cpu_busy_seconds(), own_cpu_seconds())
-                    result.upstream_cpu_s = after[0] - before[0]
-                    result.other_cpu_s = max(0.0, (after[1] - before[1]) - result.cpu_s - result.upstream_cpu_s
-                                             - (after[2] - before[2]))
-                    result.statuses = dict(up.statuses())
-                    result.db = db_state(db_path)
+                    result = measured_pass(f"{setting}-{key}", run_commands, env, tmp, args.timeout, up, db_path)
                     problems = check_pass(key, result, args.projects)
                     rate = args.projects / result.wall_s
                     ok: bool | None = rate >= TARGETS[key] and result.peak_rss_mb < RSS_TARGET_MB and not problems
@@ -742,10 +747,7 @@ def main(argv: list[str] | None = None) -> int:
                 report["runs"].append(run_report)
         profile_texts = [profile_text(label, raw, wall, not args.py_spy_all_threads) for label, raw, wall in profiles]
     finally:
-        if args.keep:
-            print(f"kept {tmp}", file=sys.stderr)
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
+        clean_up(tmp, args.keep)
 
     print()
     print(f"{args.projects} projects on the `custom` backend, SQLite {sqlite3.sqlite_version}, {os.cpu_count()} CPUs, "

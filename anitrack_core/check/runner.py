@@ -17,6 +17,7 @@ nothing of it is kept, its projects stay due, and the pass stops there with
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -110,6 +111,10 @@ def _host_bounds(backend: Backend) -> dict[str, int]:
         log.warning("backend %s: host_concurrency entries ignored (a host name and a whole number above 0 "
                     "each): %r", backend.name, {h: b for h, b in dict(declared).items() if h not in valid})
     return valid
+
+
+#: the project columns a :class:`ProjectSpec` is made of (the others, dates among them, are not read)
+SPEC_COLUMNS = [Project._meta.fields[f.name] for f in dataclasses.fields(ProjectSpec) if f.name in Project._meta.fields]
 
 
 def specs_from_rows(rows: list[dict[str, Any]]) -> list[ProjectSpec]:
@@ -242,7 +247,7 @@ class Checker:
         return [pid for (pid,) in query.order_by(Project.next_check, Project.id).tuples()]
 
     def _specs(self, ids: list[int]) -> list[ProjectSpec]:
-        return specs_from_rows(list(Project.select().where(Project.id.in_(ids)).dicts()))
+        return specs_from_rows(list(Project.select(*SPEC_COLUMNS).where(Project.id.in_(ids)).dicts()))
 
     def run_pass(self, *, everything: bool = False, ids: Iterable[int] | None = None,
                  stop: threading.Event | None = None,

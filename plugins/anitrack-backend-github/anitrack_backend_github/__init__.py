@@ -33,6 +33,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from anitrack_core import hookimpl
+from anitrack_core.config import check_http_url
 from anitrack_core.backend import Backend, RawVersion
 from anitrack_core.check.http import rate_limit_reset
 from anitrack_core.errors import BackendError, RateLimitError
@@ -369,16 +370,10 @@ def anitrack_declare_settings(settings):
     settings.add("github.token", secret=True,
                  help="token for the GitHub GraphQL API; the GitHub backend cannot check without one "
                       "(a personal access token with no scope is enough for public repositories)")
-    settings.add("github.api_url", default=API_URL, check=_check_url,
+    settings.add("github.api_url", default=API_URL, check=check_http_url,
                  help="the GitHub GraphQL endpoint (GitHub Enterprise: https://<host>/api/graphql)")
     settings.add("github.max_pages", type=int, default=MAX_PAGES, check=_check_positive,
                  help=f"most pages of {PAGE_SIZE} tags or releases read in one check of one project")
-
-
-def _check_url(value: str | None) -> str | None:
-    if value and not re.match(r"^https?://[^/\s]+", value):
-        return "must be an http:// or https:// URL"
-    return None
 
 
 def _check_positive(value: int | None) -> str | None:

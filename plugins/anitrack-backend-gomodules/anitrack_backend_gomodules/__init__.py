@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from anitrack_core import hookimpl
+from anitrack_core.config import check_http_url
 from anitrack_core.backend import Backend, FeedEntry
 from anitrack_core.ecosystem import Ecosystem
 from anitrack_core.errors import BackendError
@@ -157,17 +158,11 @@ class GoEcosystem(Ecosystem):
     default_version_filter = "+incompatible"
 
 
-def _check_url(value: str | None) -> str | None:
-    if value and not re.match(r"^https?://[^/\s]+", value):
-        return "must be an http:// or https:// URL"
-    return None
-
-
 @hookimpl
 def anitrack_declare_settings(settings):
-    settings.add("gomodules.proxy", default=PROXY, check=_check_url,
+    settings.add("gomodules.proxy", default=PROXY, check=check_http_url,
                  help="the Go module proxy the 'Go modules' backend asks (GOPROXY protocol; one URL)")
-    settings.add("gomodules.index", default=INDEX, check=_check_url,
+    settings.add("gomodules.index", default=INDEX, check=check_http_url,
                  help="the Go module index read as the feed of recent releases (empty: no feed)")
 
 

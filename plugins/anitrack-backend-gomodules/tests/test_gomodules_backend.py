@@ -48,7 +48,7 @@ def test_proxy_comes_from_the_settings():
     assert backend.feed_url == ""
     backend.configure({})
     assert backend.api_base == go.PROXY and backend.feed_url == go.INDEX
-    assert go._check_url("ftp://x") and go._check_url("https://x") is None
+    assert go.check_http_url("ftp://x") and go.check_http_url("https://x") is None
 
 
 def test_escaping_and_bad_paths():

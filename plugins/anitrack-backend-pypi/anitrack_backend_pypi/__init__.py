@@ -13,11 +13,11 @@ behind a CDN; ``host_concurrency``).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 from urllib.parse import quote, urlsplit
 
 from anitrack_core import hookimpl
+from anitrack_core.config import check_http_url
 from anitrack_core.backend import Backend, FeedEntry
 from anitrack_core.check.feeds import rss_items
 from anitrack_core.ecosystem import Ecosystem
@@ -83,15 +83,9 @@ class PypiEcosystem(Ecosystem):
     default_backend = "PyPI"
 
 
-def _check_url(value: str | None) -> str | None:
-    if value and not re.match(r"^https?://[^/\s]+", value):
-        return "must be an http:// or https:// URL"
-    return None
-
-
 @hookimpl
 def anitrack_declare_settings(settings):
-    settings.add("pypi.url", default=API_BASE, check=_check_url,
+    settings.add("pypi.url", default=API_BASE, check=check_http_url,
                  help="where PyPI's JSON API lives (<url>/pypi/<name>/json): pypi.org, or a mirror of it")
 
 
