@@ -7,9 +7,12 @@ its own reading of who signed in where the provider differs from the norm.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from .provider import Identity, OAuth2Provider, OidcProvider, SignInError, AuthlibApp
+from .provider import Identity, OAuth2Provider, OidcProvider, SignInError
+
+if TYPE_CHECKING:
+    from .authlib_client import AuthlibApp
 
 
 class GitHubProvider(OAuth2Provider):

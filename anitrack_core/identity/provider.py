@@ -21,15 +21,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
-
-import requests
-from authlib.common.errors import AuthlibBaseError
-from authlib.integrations.base_client import BaseApp, FrameworkIntegration, OAuth2Mixin, OpenIDMixin
-from authlib.integrations.requests_client import OAuth2Session
-from joserfc.errors import JoseError
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import AnitrackError
+
+if TYPE_CHECKING:
+    from .authlib_client import AuthlibApp
 
 #: seconds a sign-in may take between leaving for the provider and coming back
 SIGN_IN_EXPIRY = 600
@@ -53,24 +50,6 @@ class Identity:
     email: str | None
     username: str | None
     email_verified: bool | None = None
-
-
-class AuthlibApp(OAuth2Mixin, OpenIDMixin, BaseApp):
-    """Authlib's framework-neutral OAuth2/OIDC client app, on its requests-based session."""
-
-    client_cls = OAuth2Session
-
-
-class _StateKeeper(FrameworkIntegration):
-    """Authlib's own state bookkeeping, kept in the mapping the caller gives (the browser's session)."""
-
-    expires_in = SIGN_IN_EXPIRY
-
-    def update_token(self, token: Any, refresh_token: Any = None, access_token: Any = None) -> None:
-        """Tokens are used once, during sign-in, and never refreshed."""
-
-
-_PROTOCOL_ERRORS = (AuthlibBaseError, JoseError, requests.RequestException, ValueError, KeyError, RuntimeError)
 
 
 class IdentityProvider:
@@ -143,10 +122,12 @@ class IdentityProvider:
         :param carry: JSON-able values handed back by :meth:`complete` (where to go afterwards).
         :raises SignInError: the provider cannot be reached or its metadata is unusable.
         """
+        from .authlib_client import PROTOCOL_ERRORS
+
         app = self._authlib_app()
         try:
             started = app.create_authorization_url(redirect_uri)
-        except _PROTOCOL_ERRORS as exc:
+        except PROTOCOL_ERRORS as exc:
             raise SignInError(f"{self.display_name} cannot be reached to sign in: {_reason(exc)}") from None
         url = started.pop("url")
         app.framework.set_state_data(state_store, started.pop("state"),
@@ -162,6 +143,8 @@ class IdentityProvider:
         :raises SignInError: the provider refused, the sign-in was not started by
             this browser (or expired), or a protocol check failed.
         """
+        from .authlib_client import PROTOCOL_ERRORS
+
         app = self._authlib_app()
         state = params.get("state") or ""
         pending = app.framework.get_state_data(state_store, state) if state else None
@@ -186,19 +169,21 @@ class IdentityProvider:
             elif self.protocol == "oidc":
                 raise SignInError(f"{self.display_name} answered without an ID token")
             identity = self.identity(app, token, claims)
-        except _PROTOCOL_ERRORS as exc:
+        except PROTOCOL_ERRORS as exc:
             raise SignInError(f"Signing in with {self.display_name} failed: {_reason(exc)}") from None
         if not identity.subject:
             raise SignInError(f"{self.display_name} did not say which account signed in")
         return identity, dict(pending.get("carry") or {})
 
     def _authlib_app(self) -> AuthlibApp:
+        from .authlib_client import AuthlibApp, StateKeeper
+
         with self._lock:
             if self._app is None:
                 scopes = self.options.get("scopes") or []
                 client_kwargs = {"scope": " ".join(scopes), "code_challenge_method": "S256",
                                  "default_timeout": self.timeout, **self.client_options}
-                self._app = AuthlibApp(_StateKeeper(self.provider_name), self.provider_name,
+                self._app = AuthlibApp(StateKeeper(self.provider_name), self.provider_name,
                                         client_id=self.options["client_id"],
                                         client_secret=self.options["client_secret"],
                                         client_kwargs=client_kwargs, user_agent=self._user_agent,
