@@ -27,8 +27,9 @@ from anitrack_core.testing import skip_or_fail
 from tests.servers import ServerUnavailable
 
 
-def _session_server(start: Callable[[], Any], stop: Callable[[Any], None]) -> Iterator[Any]:
-    """Yield the started server, or the :exc:`ServerUnavailable` saying why it is not installed."""
+def _session_server(start: Callable[[], Any]) -> Iterator[Any]:
+    """Yield the started server (stopped after the session), or the :exc:`ServerUnavailable` saying why
+    it is not installed."""
     try:
         server = start()
     except ServerUnavailable as exc:
@@ -37,29 +38,28 @@ def _session_server(start: Callable[[], Any], stop: Callable[[Any], None]) -> It
     try:
         yield server
     finally:
-        stop(server)
+        server.stop()
 
 
 @pytest.fixture(scope="session")
 def _anitrack_postgres_server() -> Iterator[Any]:
     from tests.servers.postgres import PostgresServer
 
-    yield from _session_server(lambda: PostgresServer().start(), lambda server: server.stop())
+    yield from _session_server(lambda: PostgresServer().start())
 
 
 @pytest.fixture(scope="session")
 def _anitrack_rabbitmq_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from tests.servers.brokers import start_rabbitmq
 
-    yield from _session_server(lambda: start_rabbitmq(tmp_path_factory.mktemp("rabbitmq")),
-                               lambda broker: broker.stop())
+    yield from _session_server(lambda: start_rabbitmq(tmp_path_factory.mktemp("rabbitmq")))
 
 
 @pytest.fixture(scope="session")
 def _anitrack_redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from tests.servers.brokers import start_redis
 
-    yield from _session_server(lambda: start_redis(tmp_path_factory.mktemp("redis")), lambda broker: broker.stop())
+    yield from _session_server(lambda: start_redis(tmp_path_factory.mktemp("redis")))
 
 
 def _running(server: Any, what: str) -> Any:

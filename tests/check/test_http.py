@@ -468,7 +468,9 @@ def test_one_client_serves_many_threads_each_with_its_own_deadline(upstream, mak
 
     upstream.routes["/fast"] = lambda h: h.reply(200, h.path)
     upstream.routes["/drip"] = drip
-    client = make_client(deadline=1.0)
+    # 3 s: the drip takes 50 s, and the 20 fast requests of a check must fit even on a busy machine
+    # (with 1 s they did not, under xdist beside other jobs)
+    client = make_client(deadline=3.0)
 
     def slow_check() -> str:
         with pytest.raises(FetchError, match="deadline"):
