@@ -5,8 +5,9 @@
                             database, then run `anitrack serve ARGS` on the embedded
                             defaults (SQLite in the data dir, in-memory event bus)
     ./dev.py test [ARGS]    install everything into ./.venv, then run the whole test
-                            suite with tox (SQLite and PostgreSQL environments);
-                            ARGS go to tox
+                            suite with tox (SQLite and PostgreSQL environments,
+                            in parallel); ARGS, if any, go to tox instead
+                            (e.g. `-e sqlite -- tests/web`)
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def serve(args: list[str]) -> None:
 def test(args: list[str]) -> None:
     _ensure_venv()
     _run(BIN / "python", "-m", "pip", "install", "--quiet", "tox>=4.20")
-    os.execv(BIN / "tox", [str(BIN / "tox"), *args])
+    # no ARGS: both environments at once (`tox p`), their installs and servers overlapping on the cores
+    os.execv(BIN / "tox", [str(BIN / "tox"), *(args or ["p"])])
 
 
 def main() -> None:
