@@ -76,11 +76,9 @@ def test_a_project_web_server_gets_check_per_host(run_anitrack, fake_upstream):
 def test_an_index_service_gets_the_bound_its_backend_declares(run_anitrack, fake_upstream, tmp_path, monkeypatch):
     _config(tmp_path, monkeypatch, f'[pypi]\nurl = "{fake_upstream.base}"\n')
     route = _pypi_projects(run_anitrack, fake_upstream, 24)
-    started = time.monotonic()
     code, out, err = run_anitrack("check")
     assert code == 0 and out.startswith("checked 24, ok 24"), (out, err)
-    assert route.most > 4  # PyPI declares 64 for the host of pypi.url; 24 at once were allowed
-    assert time.monotonic() - started < 24 * PAUSE / 4
+    assert route.most > 4  # PyPI declares 64 for the host of pypi.url: more than check_per_host at once
 
 
 def test_the_operators_bound_for_a_host_wins(run_anitrack, fake_upstream, tmp_path, monkeypatch):
