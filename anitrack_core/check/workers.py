@@ -2,8 +2,8 @@
 
 Parsing HTTP answers and running regular expressions is Python work that one
 process cannot spread over cores.  A pass of many projects therefore sends
-batches of :class:`ProjectSpec` to worker processes (started with ``spawn``:
-safe from a threaded server), each fetching with its own threads, HTTP
+batches of :class:`ProjectSpec` to worker processes (see :func:`_start_method`),
+each fetching with its own threads, HTTP
 connection pool and backends (loaded from the installed plugins, like the
 parent's), and returning :class:`FetchOutcome` objects; the parent stays the
 only writer.  Rate-limit pauses and per-host limits hold within each worker.
@@ -16,6 +16,7 @@ knows nothing of the engine.
 from __future__ import annotations
 
 import multiprocessing
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from typing import Any
@@ -40,6 +41,15 @@ def _fetch_batch(specs: list[ProjectSpec]) -> list[FetchOutcome]:
     return list(_worker["pool"].map(_worker["fetch"], specs))
 
 
+def _start_method() -> str:
+    """``fork`` when this process runs no other thread (a one-off ``anitrack check``): the workers start at
+    once, with the modules the parent imported; ``spawn`` otherwise (a threaded server, a test: a fork
+    there could copy a lock another thread holds), the workers then import what they need."""
+    if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+        return "fork"
+    return "spawn"
+
+
 def fetch_in_processes(specs: Iterator[ProjectSpec], *, setup: Callable[[], Fetcher], processes: int,
                        threads: int) -> Iterator[list[FetchOutcome]]:
     """Fetch *specs* in *processes* workers of *threads* threads; yields batches of outcomes as they finish.
@@ -47,7 +57,7 @@ def fetch_in_processes(specs: Iterator[ProjectSpec], *, setup: Callable[[], Fetc
 
     :param setup: picklable; called once in each worker, it returns the function that fetches one spec.
     """
-    context = multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context(_start_method())
     with ProcessPoolExecutor(max_workers=processes, mp_context=context, initializer=_init,
                              initargs=(setup, threads)) as pool:
         pending: set[Future[list[FetchOutcome]]] = set()

@@ -136,6 +136,44 @@ def test_a_large_pass_fetches_in_worker_processes(runtime, add_project, fake_ups
     assert len(fake_upstream.requests_to("/ok/")) == 12
 
 
+#: `anitrack check` in a process of its own, its pass fetching in worker processes from 5 projects on, saying
+#: on stderr how its workers were started
+_ONE_OFF_CHECK = """
+import sys
+from anitrack_core.check import runner, workers
+runner.MIN_FOR_PROCESSES = 5
+chosen = workers._start_method
+def start_method():
+    method = chosen()
+    print("workers started with", method, file=sys.stderr)
+    return method
+workers._start_method = start_method
+from anitrack_core.cli import main
+sys.exit(main(["check"]))
+"""
+
+
+def test_a_one_off_check_command_forks_its_fetch_workers(runtime, add_project, fake_upstream, monkeypatch):
+    """A command that runs no other thread starts its workers with fork (no imports to wait for); they
+    check as the spawned ones do."""
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("ANITRACK_CHECK_PROCESSES", "2")
+    monkeypatch.delenv("ANITRACK_NO_PLUGIN_AUTOLOAD")
+    fake_upstream.route("/ok/", PAGE)
+    for index in range(12):
+        add_project(name="foo", homepage=f"https://e.org/{index}", version_url=fake_upstream.url("/ok/"))
+    runtime.db.close()
+    done = subprocess.run([sys.executable, "-c", _ONE_OFF_CHECK], env=dict(os.environ), capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "workers started with fork" in done.stderr
+    assert done.stdout.startswith("checked 12, ok 12, errors 0"), done.stdout
+    assert ProjectVersion.select().count() == 24
+    assert len(fake_upstream.requests_to("/ok/")) == 12
+
+
 def test_worker_processes_are_counted_once_for_the_pass_and_the_web_server():
     from anitrack_core.runtime import worker_count
 
