@@ -212,7 +212,17 @@ def _consumer_class() -> type:
 
     class Consumer(CeleryConsumer):
         """Celery's consumer, reconnecting to a lost broker every :data:`RECONNECT_MAX_SECONDS` at most
-        (Celery's own waits grow to 30 s: a broker back after a restart would wait that long for work)."""
+        (Celery's own waits grow to 30 s: a broker back after a restart would wait that long for work).
+
+        An acknowledgement still pending when the broker goes is run as the consumer closes; on Redis,
+        kombu then raises ``AttributeError`` (the channel's connection is already gone), which Celery does
+        not count among connection errors: the worker would exit.  Counted as one, the acknowledgement is
+        logged as lost and the consumer reconnects; the message comes again and its batch, whose claims
+        were released when it was saved, does nothing."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.connection_errors = (*self.connection_errors, AttributeError)
 
         def ensure_connected(self, conn: Any) -> Any:
             conn.ensure_connection = functools.partial(conn.ensure_connection, interval_start=0.5,
