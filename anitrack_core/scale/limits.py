@@ -154,7 +154,8 @@ class SharedHostSlots(HostSlots):
     def __init__(self, per_host: int, overrides: Mapping[str, int] | None = None) -> None:
         super().__init__(per_host, overrides)
         self.shared = is_postgres()
-        self._hosts: dict[str, _Host] = {}
+        #: this process's leases by host name (the per-process token queues of HostSlots stay in ``_hosts``)
+        self._leases: dict[str, _Host] = {}
         self._mutex = threading.Lock()
         self._keeper = _Keeper(self._forget_leases)
         self._workers = 1
@@ -186,9 +187,9 @@ class SharedHostSlots(HostSlots):
             if self._sweeper is None:
                 self._sweeper = threading.Thread(target=self._sweep, name="anitrack-host-slots", daemon=True)
                 self._sweeper.start()
-            host = self._hosts.get(name)
+            host = self._leases.get(name)
             if host is None:
-                host = self._hosts[name] = _Host(name, lock_key("host:" + name), threading.Condition(self._mutex))
+                host = self._leases[name] = _Host(name, lock_key("host:" + name), threading.Condition(self._mutex))
             host.waiting += 1
             try:
                 while host.busy >= len(host.leased):
@@ -259,7 +260,7 @@ class SharedHostSlots(HostSlots):
                     log.warning("could not count the live workers (%s)", exc)
             idle: list[tuple[_Host, int]] = []
             with self._mutex:
-                for host in self._hosts.values():
+                for host in self._leases.values():
                     while host.leased and host.busy < len(host.leased) and not host.waiting \
                             and now - host.used_at > LINGER_SECONDS:
                         idle.append((host, host.leased.pop()))
@@ -269,7 +270,7 @@ class SharedHostSlots(HostSlots):
     def _forget_leases(self) -> None:
         """The keeper's connection is gone, and with it every lease of this process."""
         with self._mutex:
-            for host in self._hosts.values():
+            for host in self._leases.values():
                 host.leased.clear()
 
 
