@@ -5,7 +5,7 @@ the per-process :class:`~anitrack_core.check.http.HostSlots` and
 :class:`~anitrack_core.check.http.RateLimitPauses`; the check code is the same.
 
 * :class:`SharedHostSlots`: on PostgreSQL, slot *n* of a host is the session
-  advisory lock ``(hash of the host, n)``.  A worker process leases slots on
+  advisory lock ``(hash of the host, n)``.  A fetch process leases slots on
   one connection of its own (:class:`_Keeper`) and lends them to its threads:
   a request takes a slot the process holds (no query), else the process leases
   one more (one query), else it waits and asks again every
@@ -13,8 +13,9 @@ the per-process :class:`~anitrack_core.check.http.HostSlots` and
   given back.  A host has the bound of the per-process slots (the operator's
   ``[check.host_concurrency]``, else what its backends declare, else
   ``check_per_host``); a process holds at most its share of it (the bound over
-  the live workers, rounded up), so no worker starves another.  A worker that dies closes its connection: the server frees its
-  slots.  On SQLite (one machine) it is the per-process bound.
+  the live workers' fetch processes, rounded up), so no worker starves another.
+  A process that dies closes its connection: the server frees its slots.  On
+  SQLite (one machine) it is the per-process bound.
 * :class:`SharedPauses`: a pause is also written to the ``rate_limit_pause``
   table, which every worker reads again at most every
   :data:`PAUSE_REFRESH_SECONDS`: a backend paused by one worker is paused for
@@ -52,8 +53,12 @@ POLL_SECONDS = 0.05
 WAKE_SECONDS = 1.0
 #: how often the count of live workers (each one's share of a host's slots) is read again
 WORKERS_REFRESH_SECONDS = 10.0
-_TRY_SLOT = ("SELECT s FROM generate_series(0, %s) AS s WHERE NOT (s = ANY(%s)) AND pg_try_advisory_lock(%s, s) "
-             "LIMIT 1")
+#: the slots of a host no session holds (one statement may not both choose and lock: PostgreSQL may run the
+#: lock function on more rows than a LIMIT keeps, and the locks it took for rows it did not return stay held)
+_FREE_SLOTS = ("SELECT s FROM generate_series(0, %s) AS s WHERE NOT (s = ANY(%s)) AND s NOT IN ("
+               "SELECT objid::bigint FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2"
+               " AND classid = %s::bigint::oid"
+               " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) ORDER BY s")
 _LIVE_WORKERS = "SELECT COUNT(*) FROM scale_process WHERE kind = 'worker' AND seen_on > %s"
 
 
@@ -87,7 +92,7 @@ class _Keeper:
         self._lock = threading.Lock()
         self._lost = lost
 
-    def _query(self, sql: str, params: tuple) -> Any:
+    def _query(self, sql: str, params: tuple, *, every_row: bool = False) -> Any:
         with self._lock:
             try:
                 if self._connection is None:
@@ -98,15 +103,17 @@ class _Keeper:
                     self._connection.autocommit = True
                 with self._connection.cursor() as cursor:
                     cursor.execute(sql, params)
-                    return cursor.fetchone()
+                    return cursor.fetchall() if every_row else cursor.fetchone()
             except Exception:
                 self._close()
                 raise
 
     def take(self, key: int, per_host: int, held: list[int]) -> int | None:
         """Lease a free slot of the host *key* (not one of *held*); None when all are taken."""
-        row = self._query(_TRY_SLOT, (per_host - 1, held, key))
-        return row[0] if row else None
+        for (number,) in self._query(_FREE_SLOTS, (per_host - 1, held, key & 0xFFFFFFFF), every_row=True):
+            if self._query("SELECT pg_try_advisory_lock(%s, %s)", (key, number))[0]:
+                return int(number)
+        return None  # all taken (or taken since: another process was quicker)
 
     def give(self, key: int, number: int) -> None:
         self._query("SELECT pg_advisory_unlock(%s, %s)", (key, number))
@@ -151,9 +158,11 @@ class _Host:
 class SharedHostSlots(HostSlots):
     """At most a host's :meth:`bound` requests in flight to it across every worker (PostgreSQL)."""
 
-    def __init__(self, per_host: int, overrides: Mapping[str, int] | None = None) -> None:
+    def __init__(self, per_host: int, overrides: Mapping[str, int] | None = None, *, per_worker: int = 1) -> None:
         super().__init__(per_host, overrides)
         self.shared = is_postgres()
+        #: the processes of one worker that hold slots (its fetch processes): they share the worker's share
+        self.per_worker = max(1, per_worker)
         #: this process's leases by host name (the per-process token queues of HostSlots stay in ``_hosts``)
         self._leases: dict[str, _Host] = {}
         self._mutex = threading.Lock()
@@ -219,8 +228,9 @@ class SharedHostSlots(HostSlots):
                 host.waiting -= 1
 
     def _share(self, host: _Host) -> int:
-        """How many of *host*'s slots this process may hold: its bound over the live workers, rounded up."""
-        return max(1, math.ceil(self.bound(host.name) / self._workers))
+        """How many of *host*'s slots this process may hold: its bound over the live workers' fetch processes,
+        rounded up."""
+        return max(1, math.ceil(self.bound(host.name) / (self._workers * self.per_worker)))
 
     def _lease(self, host: _Host) -> int | None:
         try:

@@ -123,6 +123,32 @@ def test_the_per_host_bound_holds_across_workers(scale_runtime):
         pass  # another host is not bound by it
 
 
+def test_a_lease_takes_one_free_slot_and_never_one_its_own_session_still_holds(scale_runtime):
+    """A slot given back (popped from the process's leases) is still locked until its unlock runs: a lease
+    asked meanwhile must not lock it again (session locks stack: one unlock would leave it held for good)."""
+    from anitrack_core.scale.limits import _Keeper, lock_key
+
+    key = lock_key("host:upstream.example")
+    keeper = _Keeper(lambda: None)
+    try:
+        first = keeper.take(key, 4, [])
+        assert keeper.take(key, 4, []) not in (None, first), "not the slot this session still holds"
+        assert keeper.take(key, 4, [first]) not in (None, first)
+        assert keeper.take(key, 4, []) is not None
+        assert keeper.take(key, 4, []) is None, "all four are held"
+
+        def held() -> int:
+            return keeper._query("SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 "
+                                 "AND pid = pg_backend_pid()", ())[0]
+
+        assert held() == 4
+        for number in range(4):
+            keeper.give(key, number)
+        assert held() == 0, "one unlock each frees them all"
+    finally:
+        keeper.close()
+
+
 def test_a_broker_that_cannot_be_reached_is_named(run_anitrack, monkeypatch):
     assert run_anitrack("db", "upgrade")[0] == 0
     monkeypatch.setenv("ANITRACK_BROKER_URL", "amqp://guest:secret@127.0.0.1:1//")
