@@ -292,6 +292,9 @@ def core_settings() -> SettingsSpec:
                   "(amqp://, redis://; default: broker_url, the events' broker)")
     spec.add("scale.concurrency", type=int, default=64, check=_positive,
              help="checks in flight at once in one `anitrack worker` (they mostly wait on upstreams)")
+    spec.add("scale.fetch_processes", type=int, default=1, check=_positive,
+             help="child processes of one `anitrack worker` that fetch (its scale.concurrency threads shared "
+                  "among them); the worker itself saves")
     spec.add("auth.providers", type=dict, default={}, check=_check_tables,
              help="identity providers people sign in with: one [auth.providers.<name>] table each "
                   "(see docs/sign-in.md)")

@@ -17,11 +17,12 @@ transaction that deletes its claim, after locking the claim row.  So:
 
 The check itself is :meth:`Checker.fetch` and :meth:`Checker.write_batch`,
 the in-process pass's code, with per-host slots and rate-limit pauses shared
-by every worker (:mod:`.limits`).  A worker of *concurrency* checks in flight
-fetches the checks of every batch it runs with one pool of that many threads
-(a batch waiting on a busy host does not hold the others back) and runs
-*concurrency* / :data:`CHECKS_PER_BATCH_THREAD` batches at once (Celery's
-threads, one database connection each); each batch is saved in one
+by every worker (:mod:`.limits`).  As in the in-process pass, the worker
+process saves and its children fetch (:class:`~anitrack_core.check.workers.FetchProcesses`,
+``scale.fetch_processes`` of them, the worker's *concurrency* threads shared
+among them; a batch waiting on a busy host does not hold the others back).
+It runs *concurrency* / :data:`CHECKS_PER_BATCH_THREAD` batches at once
+(Celery's threads, one database connection each); each batch is saved in one
 transaction, counted into the worker's pass record (:mod:`.records`).  A
 batch the database refuses ends with one log line, its claims given back.
 """
@@ -33,18 +34,21 @@ import logging
 import math
 import os
 import socket
+import threading
 import time
 import uuid
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import wait
 from dataclasses import asdict, dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from ..check.runner import Checker, RunSummary, specs_from_rows
+from ..check.runner import SPEC_COLUMNS, Checker, RunSummary, specs_from_rows
+from ..check.workers import FetchProcesses
 from ..db.failures import first_line, storage_trouble
 from ..db.models import Project, database_proxy, utcnow
 from ..errors import StoreError
+from ..runtime import settings_snapshot
 from .app import TASK_NAME, check_queue, make_app, require_broker, work_queue_url
 from .heartbeat import Heartbeat
 from .limits import SharedHostSlots, SharedPauses, is_postgres
@@ -60,6 +64,17 @@ log = logging.getLogger(__name__)
 RECONNECT_MAX_SECONDS = 3.0
 #: checks in flight per batch being checked at once: a worker of N checks in flight runs N / this batches
 CHECKS_PER_BATCH_THREAD = 8
+
+
+@dataclass(eq=False)
+class _Saving:
+    """A batch's outcomes waiting to be saved (with others), then what saving them gave."""
+
+    token: str
+    outcomes: list[FetchOutcome]
+    done: bool = False
+    counts: RunSummary | None = None
+    error: Exception | None = None
 
 
 @dataclass
@@ -84,22 +99,49 @@ def batch_threads(concurrency: int) -> int:
     return max(2, math.ceil(concurrency / CHECKS_PER_BATCH_THREAD))
 
 
+@dataclass(frozen=True)
+class SharedFetchSetup:
+    """Sent to each fetch process of a worker: the worker's settings; called there, it opens the database
+    and makes a :class:`Checker` whose per-host slots and rate-limit pauses are shared by every worker."""
+
+    values: dict
+    sources: dict
+    #: fetch processes per worker (they divide the worker's share of each host's slots)
+    per_worker: int = 1
+
+    def __call__(self) -> Any:
+        from ..db.database import open_database
+        from ..runtime import worker_runtime
+
+        runtime = worker_runtime(self.values, self.sources)
+        settings = runtime.settings
+        open_database(settings.database_url, check=False, busy_timeout=settings.db_busy_timeout)
+        checker = Checker(runtime)
+        checker.slots = SharedHostSlots(settings.check_per_host, settings.get("check.host_concurrency"),
+                                        per_worker=self.per_worker)
+        checker.pauses = SharedPauses()
+        return checker.fetch
+
+
 class BatchChecker:
     """Checks batches for one worker process (any of its threads): the checks of every batch are fetched by
-    one pool of *concurrency* threads, each batch is saved in one transaction by the thread running it."""
+    *processes* child processes sharing *concurrency* threads, each batch is saved in one transaction by the
+    thread running it."""
 
-    def __init__(self, runtime: Runtime, *, concurrency: int = 8) -> None:
-        self.checker = Checker(runtime)
-        self.checker.slots = SharedHostSlots(runtime.settings.check_per_host,
-                                             runtime.settings.get("check.host_concurrency"))
-        self.checker.pauses = SharedPauses()
-        self.fetchers = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="anitrack-fetch")
+    def __init__(self, runtime: Runtime, *, concurrency: int = 8, processes: int = 1) -> None:
+        self.checker = Checker(runtime)  # saves (its own slots and pauses stay unused: the children fetch)
+        setup = SharedFetchSetup(*settings_snapshot(runtime.settings), per_worker=processes)
+        # spawned: a forked child would hold this process's database connections
+        self.fetching = FetchProcesses(setup, processes=processes, threads=math.ceil(concurrency / processes),
+                                       method="spawn")
         self.records = PassWindows(runtime.settings.scheduler_interval)
+        self._queue: list[_Saving] = []  # batches fetched, waiting to be saved
+        self._queue_lock = threading.Lock()
+        self._save_lock = threading.Lock()  # one thread saves at a time, every batch waiting
 
     def close(self) -> None:
-        """Stop fetching, give the per-host slots back, end the pass record."""
-        self.fetchers.shutdown(wait=False, cancel_futures=True)
-        self.checker.slots.close()
+        """Stop fetching (the children's per-host slots go with them), end the pass record."""
+        self.fetching.close()
         try:
             with database_proxy.connection_context():
                 self.records.close()
@@ -154,7 +196,8 @@ class BatchChecker:
                         first_line(exc))
 
     def _run(self, token: str, ids: list[int], claim_seconds: float, summary: BatchSummary) -> None:
-        rows = list(Project.select(Project).join(CheckClaim, on=(CheckClaim.project == Project.id))
+        rows = list(Project.select(*SPEC_COLUMNS, CheckClaim.expires_on)
+                    .join(CheckClaim, on=(CheckClaim.project == Project.id))
                     .where(CheckClaim.token == token, Project.id.in_(ids), Project.archived == False,  # noqa: E712
                            Project.next_check <= CheckClaim.claimed_on)
                     .order_by(Project.next_check, Project.id).dicts())
@@ -165,15 +208,16 @@ class BatchChecker:
             CheckClaim.delete().where(CheckClaim.token == token, CheckClaim.project.in_(others)).execute()
         if not rows:
             return
-        renewed = self._renew(token, claim_seconds)
-        pending = {self.fetchers.submit(self.checker.fetch, spec) for spec in specs_from_rows(rows)}
-        outcomes: list[FetchOutcome] = []
-        while pending:
-            done, pending = wait(pending, timeout=claim_seconds / 4)
-            outcomes.extend(future.result() for future in done)
+        # a claim is renewed once a quarter of its time is gone (the scheduler's is fresh: not at once)
+        left = (min(row.pop("expires_on") for row in rows) - utcnow()).total_seconds()
+        renewed = time.monotonic() - (claim_seconds - left)
+        if time.monotonic() - renewed > claim_seconds / 4:
+            renewed = self._renew(token, claim_seconds)
+        fetched = self.fetching.submit(specs_from_rows(rows))
+        while not wait([fetched], timeout=claim_seconds / 4).done:
             if time.monotonic() - renewed > claim_seconds / 4:
                 renewed = self._renew(token, claim_seconds)
-        self._write(token, outcomes, summary)
+        self._write(token, fetched.result(), summary)
 
     @staticmethod
     def _renew(token: str, claim_seconds: float) -> float:
@@ -181,30 +225,63 @@ class BatchChecker:
          .where(CheckClaim.token == token).execute())
         return time.monotonic()
 
-    def _write(self, token: str, outcomes: list, summary: BatchSummary) -> None:
+    def _write(self, token: str, outcomes: list[FetchOutcome], summary: BatchSummary) -> None:
         """Store the *outcomes* whose claim this batch still holds, releasing those claims in the same
-        transaction (the runner's batch writer: its retries on a locked database, its error handling), and
-        count them into this worker's pass record."""
+        transaction, and count them into this worker's pass record.
 
-        def still_held(batch: Sequence[FetchOutcome]) -> list[FetchOutcome]:
-            query = CheckClaim.select(CheckClaim.project).where(CheckClaim.token == token,
-                                                                 CheckClaim.project.in_([o.spec.id for o in batch]))
-            held = {pid for (pid,) in (query.for_update() if is_postgres() else query).tuples()}
-            return [outcome for outcome in batch if outcome.spec.id in held]
+        The batches whose fetching ends while another one is being saved wait, then are saved together by
+        whichever of their threads comes first (one transaction, a few statements for them all, where one
+        each would cost the database and this process several times more at a high pace)."""
+        mine = _Saving(token, outcomes)
+        with self._queue_lock:
+            self._queue.append(mine)
+        with self._save_lock:
+            if not mine.done:
+                with self._queue_lock:
+                    group, self._queue = self._queue, []
+                self._save(group)
+        if mine.error is not None:
+            raise mine.error
+        assert mine.counts is not None
+        summary.skipped += len(outcomes) - mine.counts.checked  # stored by an earlier delivery, or given elsewhere
+        summary.add(mine.counts)
+
+    def _save(self, group: list[_Saving]) -> None:
+        """Save the batches of *group* in one transaction (the runner's batch writer: its retries on a locked
+        database, its error handling); each gets its counts, or the error that refused them all."""
+        token_of = {id(outcome): saving.token for saving in group for outcome in saving.outcomes}
+
+        def still_held(outcomes: Sequence[FetchOutcome]) -> list[FetchOutcome]:
+            query = (CheckClaim.select(CheckClaim.project, CheckClaim.token)
+                     .where(CheckClaim.project.in_([outcome.spec.id for outcome in outcomes])))
+            held = dict((query.for_update() if is_postgres() else query).tuples())
+            kept = []
+            for outcome in outcomes:
+                if held.get(outcome.spec.id) == token_of[id(outcome)]:
+                    kept.append(outcome)
+                    del held[outcome.spec.id]  # one project delivered twice at once (SQLite: no batch lock)
+            return kept
 
         def release(stored: list[AppliedCheck]) -> None:
             if stored:
                 CheckClaim.delete().where(CheckClaim.project.in_([a.project_id for a in stored])).execute()
 
-        with self.records.batch() as record:
-            try:
-                counts = self.checker.write_batch(outcomes, record=record, keep=still_held, then=release)
-            except StoreError as exc:
-                self.records.fail(record, f"a batch of {len(outcomes)} check(s) could not be saved (its projects "
-                                          f"stay due): {exc}")
-                raise
-        summary.skipped += len(outcomes) - counts.checked  # stored by an earlier delivery, or given elsewhere
-        summary.add(counts)
+        checks = sum(len(saving.outcomes) for saving in group)
+        try:
+            with self.records.batch() as record:
+                try:
+                    counts = self.checker.write_batches([saving.outcomes for saving in group], record=record,
+                                                        keep=still_held, then=release)
+                except StoreError as exc:
+                    what = f"a batch of {checks}" if len(group) == 1 else f"{len(group)} batches of {checks}"
+                    self.records.fail(record, f"{what} check(s) could not be saved (the projects stay due): {exc}")
+                    raise
+        except Exception as exc:  # each batch's thread raises it, and handles it as its own
+            for saving in group:
+                saving.error, saving.done = exc, True
+            return
+        for saving, batch_counts in zip(group, counts):
+            saving.counts, saving.done = batch_counts, True
 
 
 def _consumer_class() -> type:
@@ -255,13 +332,13 @@ def run_worker(runtime: Runtime, *, concurrency: int, name: str | None = None, l
 
     :raises AnitrackError: the broker is memory:// or cannot be reached.
     """
-    batches = BatchChecker(runtime, concurrency=concurrency)
+    batches = BatchChecker(runtime, concurrency=concurrency, processes=runtime.settings["scale.fetch_processes"])
     threads = batch_threads(concurrency)
     try:
         app = worker_app(runtime, batches)
         require_broker(app, work_queue_url(runtime.settings))
         db = runtime.db
-        if hasattr(db, "_max_connections"):  # one pooled connection per batch thread, the heartbeat's, a fetch's
+        if hasattr(db, "_max_connections"):  # one pooled connection per batch thread, the heartbeat's, some room
             db._max_connections = max(db._max_connections, threads + 4)
         hostname = name or f"anitrack@{socket.gethostname()}:{os.getpid()}"
         heartbeat = Heartbeat(hostname, "worker", concurrency, each_beat=batches.records.end_if_over)

@@ -24,7 +24,7 @@ def local(scale_runtime, fake_upstream, tmp_path):
 def scheduler(scale_runtime):
     from anitrack_core.scale.scheduler import ScaleScheduler
 
-    return ScaleScheduler(scale_runtime, claim_seconds=30)
+    return ScaleScheduler(scale_runtime, batch_size=25, claim_seconds=30)
 
 
 @pytest.fixture
@@ -242,7 +242,8 @@ def test_a_batch_the_database_refuses_ends_in_one_line_and_gives_its_claims_back
         with local.runtime.db.connection_context():
             assert CheckClaim.select().count() == 0, "the claims are given back at once"
             (record,) = Run.select()
-            assert record.state == "failed" and "could not be saved (its projects stay due)" in record.cause
+            assert record.state == "failed"
+            assert "a batch of 3 check(s) could not be saved (the projects stay due)" in record.cause
             assert "the database stayed locked" in record.cause
             assert local.pending() == 3 and Project.select().where(Project.next_check <= utcnow()).count() == 3
             assert sorted(scheduler.claim("00000000-0000-4000-8000-00000000000d", 25)) == ids  # enqueued again

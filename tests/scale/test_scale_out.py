@@ -6,6 +6,7 @@ Each test runs on both brokers (the ``broker`` fixture) with ``anitrack worker``
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 
 def test_each_project_checked_once_per_interval(rig):
@@ -38,9 +39,33 @@ def test_worker_killed_mid_pass(rig):
     while rig.stored() < 3 * 150:  # a quarter of the pass is stored
         assert time.monotonic() < deadline, rig.logs()
         time.sleep(0.05)
+    fetching = children_of(doomed.pid)
+    assert fetching, "a worker fetches in a child process"
     rig.kill(doomed)
     rig.wait_until_checked()
     rig.assert_each_stored_once(ids)
+    deadline = time.monotonic() + 10
+    while any(running(pid) for pid in fetching):  # they see their pipe close, and exit (their slots go with them)
+        assert time.monotonic() < deadline, "the fetch processes of a killed worker exit"
+        time.sleep(0.1)
+
+
+def children_of(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(stat.parent.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def test_broker_restarted_mid_pass(rig, broker):
