@@ -15,6 +15,7 @@ from typing import Any
 
 from .errors import AnitrackError
 from .runtime import Runtime, load_runtime
+from .scale import BATCH_SIZE as SCALE_BATCH_SIZE
 
 Handler = Callable[[argparse.Namespace], int]
 #: ``anitrack check``: the pass completed, and some checks failed (their count is in the summary line)
@@ -519,8 +520,8 @@ def build_parser() -> argparse.ArgumentParser:
     scheduler = sub.add_parser("scheduler", help="enqueue due projects for the workers (one active at a time)",
                                description="Claims due projects in the database and enqueues them in batches; "
                                            "a second scheduler stands by while the first holds the lease.")
-    scheduler.add_argument("--batch-size", type=_positive_int, default=25, metavar="N",
-                           help="projects per task (default 25)")
+    scheduler.add_argument("--batch-size", type=_positive_int, default=SCALE_BATCH_SIZE, metavar="N",
+                           help=f"projects per task (default {SCALE_BATCH_SIZE})")
     scheduler.add_argument("--claim-seconds", type=float, default=90.0, metavar="S",
                            help="how long an enqueued project stays claimed before it is enqueued again if its "
                                 "task was lost (default 90; renewed while a worker checks it)")

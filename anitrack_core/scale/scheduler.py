@@ -40,16 +40,16 @@ from ..check.scheduler import Scheduler as InProcessScheduler
 from ..db.failures import first_line, storage_trouble
 from ..db.models import Project, database_proxy, utcnow
 from ..events.outbox import release_lease, take_lease
+from . import BATCH_SIZE
 from .app import TASK_NAME, check_queue, make_app, work_queue_url
-from .heartbeat import beat, gone
-from .models import CheckClaim
+from .heartbeat import ALIVE, beat, gone
+from .models import CheckClaim, ScaleProcess
 
 if TYPE_CHECKING:
     from ..runtime import Runtime
 
 log = logging.getLogger(__name__)
 LEASE_NAME = "scheduler"
-BATCH_SIZE = 25
 CLAIM_SECONDS = 90.0
 #: keep this many seconds of the workers' pace waiting in the queue ...
 AHEAD_SECONDS = 10.0
@@ -189,7 +189,8 @@ class ScaleScheduler:
             self._connection = None
 
     def target_depth(self, depth: int) -> int:
-        """How many batches should wait in the queue: :data:`AHEAD_SECONDS` of the measured pace."""
+        """How many batches should wait in the queue: :data:`AHEAD_SECONDS` of the measured pace, and at
+        least one for each batch the live workers run at once (they start fed, before there is a pace)."""
         now = time.monotonic()
         consumed = max(0, self.enqueued_batches - depth)
         self._pace.append((now, consumed))
@@ -198,7 +199,16 @@ class ScaleScheduler:
         since, before = self._pace[0]
         pace = (consumed - before) / (now - since) if now - since >= 1 else 0.0
         ahead = min(AHEAD_SECONDS, self.claim_seconds / 4)
-        return int(min(MAX_QUEUED, max(MIN_QUEUED, math.ceil(pace * ahead))))
+        return int(min(MAX_QUEUED, max(MIN_QUEUED, self._batches_in_hand(), math.ceil(pace * ahead))))
+
+    @staticmethod
+    def _batches_in_hand() -> int:
+        """The batches every live worker runs at once (its Celery threads, from its heartbeat)."""
+        from .worker import batch_threads
+
+        alive = ScaleProcess.seen_on > utcnow() - ALIVE
+        query = ScaleProcess.select(ScaleProcess.concurrency).where(alive & (ScaleProcess.kind == "worker"))
+        return sum(batch_threads(concurrency) for (concurrency,) in query.tuples())
 
     def claim(self, token: str, limit: int) -> list[int]:
         """Claim up to *limit* due projects for the batch *token* (one statement); returns their ids."""
