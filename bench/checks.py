@@ -415,6 +415,8 @@ PROFILE_RATE = 200  # samples per second and process
 
 
 def _role(command: str) -> str:
+    if " worker" in command:
+        return "anitrack worker (Celery: fetches and writes)"
     if "spawn_main" in command:
         return "fetch workers"
     if "resource_tracker" in command or "forkserver" in command:

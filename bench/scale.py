@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -141,9 +142,10 @@ def purge(broker_url: str) -> None:
 
 # ---- the runs ----
 
-def children_cpu() -> float:
+def children_cpu() -> tuple[float, float]:
+    """CPU seconds of the bench's children that have exited: (user + system, system)."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+    return usage.ru_utime + usage.ru_stime, usage.ru_stime
 
 
 def postgres_cpu(server: object) -> float:
@@ -163,21 +165,26 @@ def postgres_cpu(server: object) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def environment(url: str, broker_url: str, data: Path) -> dict[str, str]:
+def environment(url: str, broker_url: str, data: Path, settings: list[str]) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANITRACK_")}
     env.update({"ANITRACK_DATABASE_URL": url, "ANITRACK_BROKER_URL": broker_url, "ANITRACK_DATA_DIR": str(data),
                 "ANITRACK_ALLOW_PRIVATE_UPSTREAMS": "1", "ANITRACK_USE_FEEDS": "0"})
+    for setting in settings:  # NAME=VALUE: scale.concurrency=32 is ANITRACK_SCALE_CONCURRENCY=32
+        name, _, value = setting.partition("=")
+        env["ANITRACK_" + name.replace(".", "_").upper()] = value
     return env
 
 
-def run_inprocess(env: dict[str, str]) -> float:
+def run_inprocess(env: dict[str, str], spy: list[str]) -> float:
     started = time.perf_counter()
-    subprocess.run([ANITRACK, "check", "--all"], env=env, check=True, capture_output=True)
+    subprocess.run([*spy, ANITRACK, "check", "--all"], env=env, check=True, capture_output=True)
     return time.perf_counter() - started
 
 
-def run_workers(env: dict[str, str], url: str, workers: int, projects: int, logs: Path) -> float:
-    processes = []
+def run_workers(env: dict[str, str], url: str, workers: int, projects: int, logs: Path,
+                spy: Callable[[str, int], list[str]] | None = None, timeline_wanted: bool = False,
+                scheduler_options: tuple[str, ...] = ()) -> float:
+    processes, profilers = [], []
     try:
         for n in range(workers):
             log = open(logs / f"worker{n}.log", "wb")
@@ -189,17 +196,31 @@ def run_workers(env: dict[str, str], url: str, workers: int, projects: int, logs
                 raise SystemExit(f"the workers did not start; see {logs}")
             time.sleep(0.2)
         time.sleep(2)  # the Celery consumers connect
+        if spy is not None:
+            profilers = [subprocess.Popen(spy(f"worker{n}", process.pid), stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.DEVNULL) for n, process in enumerate(processes)]
+            time.sleep(1)
         log = open(logs / "scheduler.log", "wb")
         started = time.perf_counter()
-        processes.append(subprocess.Popen([ANITRACK, "scheduler"], env=env, stdout=log, stderr=subprocess.STDOUT))
+        processes.append(subprocess.Popen([ANITRACK, "scheduler", *scheduler_options], env=env, stdout=log,
+                                          stderr=subprocess.STDOUT))
         # the workers' pass records count the checks saved (a cheap poll: counting the projects not checked yet
         # cost PostgreSQL about 1 ms of CPU per check, a third of what the workers made it spend)
-        while count(url, "SELECT COALESCE(SUM(total_count), 0) FROM run") < projects:
+        timeline, mark = [], started
+        while (done := count(url, "SELECT COALESCE(SUM(total_count), 0) FROM run")) < projects:
             if time.perf_counter() - started > 600:
                 raise SystemExit(f"not done after 600 s; see {logs}")
+            if timeline_wanted and time.perf_counter() - mark >= 1:
+                mark = time.perf_counter(); timeline.append(f"{mark - started:.1f}s:{done}")
             time.sleep(0.1)
+        if timeline:
+            print("  checks saved by the workers, second by second: " + " ".join(timeline), flush=True)
         return time.perf_counter() - started
     finally:
+        for profiler in profilers:  # py-spy writes its samples on SIGINT
+            profiler.send_signal(signal.SIGINT)
+        for profiler in profilers:
+            profiler.wait(timeout=60)
         for process in processes:
             process.send_signal(signal.SIGTERM)
         for process in processes:
@@ -216,19 +237,28 @@ def verify(url: str, projects: int) -> str:
 
 
 def main() -> None:
-    from checks import cpu_busy_seconds, own_cpu_seconds, wait_for_quiet  # bench/checks.py
+    from checks import PROFILE_RATE, cpu_busy_seconds, own_cpu_seconds, profile_text, wait_for_quiet  # bench/checks.py
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--projects", type=int, default=10_000)
     parser.add_argument("--latency", default="0.1,0", help="upstream latencies in seconds (comma-separated)")
     parser.add_argument("--workers", default="1,2,4", help="worker process counts (comma-separated)")
     parser.add_argument("--broker", choices=("redis", "rabbitmq"), default="redis")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="a setting for every mode (repeatable), e.g. check_per_host=8; the issue's figures "
+                             "use the defaults")
+    parser.add_argument("--batch-size", type=int, help="projects per batch (`anitrack scheduler --batch-size`; "
+                        "default: its own)")
+    parser.add_argument("--timeline", action="store_true",
+                        help="print the checks the workers saved each second (the ramp at the start, the tail)")
+    parser.add_argument("--py-spy", metavar="BIN", help="profile the engine processes with this py-spy (samples "
+                        "holding the GIL; pip install py-spy) and print where their time goes; slows them")
     parser.add_argument("--wait-idle", type=float, default=120.0, metavar="S",
                         help="before each run, wait up to S seconds for the rest of the machine to be idle "
                              "(default %(default)s; 0: do not wait)")
     args = parser.parse_args()
     postgres, broker = start_postgres(), start_broker(args.broker)
-    results = []
+    results, profiles, texts = [], [], []
     try:
         with tempfile.TemporaryDirectory(prefix="anitrack-scale-") as tmp:
             for latency in [float(x) for x in args.latency.split(",")]:
@@ -239,24 +269,37 @@ def main() -> None:
                         purge(broker.url)
                         run_dir = Path(tmp) / f"{latency}-{mode.split()[0]}"
                         (run_dir / "data").mkdir(parents=True)
-                        env = environment(url, broker.url, run_dir / "data")
+                        env = environment(url, broker.url, run_dir / "data", args.set)
                         if args.wait_idle > 0:
                             wait_for_quiet(args.wait_idle, f"latency {latency}, {mode}")
                         cpu, pg_cpu, busy = children_cpu(), postgres_cpu(postgres), cpu_busy_seconds()
                         own, wall = own_cpu_seconds(), time.perf_counter()
+                        def spy(name: str, pid: int | None = None) -> list[str]:
+                            if not args.py_spy:
+                                return []
+                            raw = run_dir / f"{name}.profile"
+                            profiles.append((f"latency {latency * 1000:.0f} ms, {mode}, {name}", raw))
+                            return [args.py_spy, "record", "--format", "raw", "-o", str(raw), "--rate",
+                                    str(PROFILE_RATE), "--nonblocking", "--subprocesses", "--gil",
+                                    *(["--pid", str(pid)] if pid else ["--"])]
+
                         if mode == "check --all":
-                            seconds = run_inprocess(env)
+                            seconds = run_inprocess(env, spy("check"))
                         else:
-                            seconds = run_workers(env, url, int(mode.split()[0]), args.projects, run_dir)
-                        cpu_s, pg_s = children_cpu() - cpu, postgres_cpu(postgres) - pg_cpu
+                            seconds = run_workers(env, url, int(mode.split()[0]), args.projects, run_dir,
+                                                  spy if args.py_spy else None, args.timeline,
+                                                  ("--batch-size", str(args.batch_size)) if args.batch_size else ())
+                        (cpu_s, sys_s), pg_s = [a - b for a, b in zip(children_cpu(), cpu)], postgres_cpu(postgres) - pg_cpu
                         # what the rest of the machine used meanwhile (other people's work; the broker's too)
                         others = ((cpu_busy_seconds() - busy - cpu_s - pg_s - (own_cpu_seconds() - own))
                                   / (time.perf_counter() - wall))
                         cpu_ms, pg_ms = cpu_s * 1000 / args.projects, pg_s * 1000 / args.projects
                         rate = args.projects / seconds
                         results.append((latency, mode, seconds, rate, verify(url, args.projects)))
+                        texts += [profile_text(label, raw, seconds, True) for label, raw in profiles]
+                        profiles.clear()
                         print(f"latency {latency * 1000:.0f} ms, {mode:<12} {seconds:7.1f} s  {rate:7.0f} checks/s  "
-                              f"CPU/check: {cpu_ms:4.1f} ms anitrack, {pg_ms:4.1f} ms PostgreSQL; other CPU {max(0.0, others):.2f} "
+                              f"CPU/check: {cpu_ms:4.1f} ms anitrack ({sys_s * 1000 / args.projects:3.1f} system), {pg_ms:4.1f} ms PostgreSQL; other CPU {max(0.0, others):.2f} "
                               f"cores  {results[-1][4]}", flush=True)
                 finally:
                     upstream.terminate()
@@ -273,6 +316,9 @@ def main() -> None:
         efficiency = f"{rate / (one * workers):.0%}" if workers and one else ""
         print(f"{latency * 1000:>6.0f}ms {mode:<13} {seconds:>8.1f} {rate:>9.0f} {efficiency:>12} "
               f"{rate / inproc:>14.0%}  {state}")
+    for text in texts:
+        print()
+        print(text)
 
 
 if __name__ == "__main__":
