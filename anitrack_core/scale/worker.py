@@ -295,11 +295,19 @@ def _consumer_class() -> type:
         kombu then raises ``AttributeError`` (the channel's connection is already gone), which Celery does
         not count among connection errors: the worker would exit.  Counted as one, the acknowledgement is
         logged as lost and the consumer reconnects; the message comes again and its batch, whose claims
-        were released when it was saved, does nothing."""
+        were released when it was saved, does nothing.  Closing the lost connection can raise it too
+        (the Redis channel gives its unacknowledged messages back through that connection), outside
+        anything that counts connection errors: the worker would exit with "Unrecoverable error"."""
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self.connection_errors = (*self.connection_errors, AttributeError)
+
+        def on_connection_error_after_connected(self, exc: Exception) -> None:
+            try:
+                super().on_connection_error_after_connected(exc)
+            except AttributeError as error:  # see above: the connection was gone; the consumer reconnects
+                log.warning("the lost broker connection could not be closed (%s); reconnecting", error)
 
         def ensure_connected(self, conn: Any) -> Any:
             conn.ensure_connection = functools.partial(conn.ensure_connection, interval_start=0.5,
