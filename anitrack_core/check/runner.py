@@ -99,7 +99,11 @@ class WorkerChecker:
     sources: dict
 
     def __call__(self) -> Fetcher:
-        return Checker(worker_runtime(self.values, self.sources)).fetch
+        return self.checker(worker_runtime(self.values, self.sources)).fetch
+
+    def checker(self, runtime: Runtime) -> Checker:
+        """The checker of the worker process (a subclass may share its limits with other processes)."""
+        return Checker(runtime)
 
 
 def _host_bounds(backend: Backend) -> dict[str, int]:
@@ -395,33 +399,31 @@ class Checker:
                     then: Callable[[list[AppliedCheck]], None] | None) -> tuple[list[AppliedCheck], list[RunSummary]]:
         applied_checks: list[AppliedCheck] = []
         counts = [RunSummary() for _ in batches]
-        total = RunSummary()
         outcomes = [outcome for batch in batches for outcome in batch]
         batch_of = {id(outcome): index for index, batch in enumerate(batches) for outcome in batch}
         db = Project._meta.database
         with db.atomic():
             kept = list(keep(outcomes) if keep is not None else outcomes)
             for outcome, applied in zip(kept, self._apply_batch(kept) if kept else []):
-                for summary in (counts[batch_of[id(outcome)]], total):
-                    summary.checked += 1
-                    if applied is None:
-                        summary.errors += 1
-                    elif outcome.rate_limit_reset is not None:
-                        summary.ratelimited += 1
-                    elif outcome.error is not None:
-                        summary.errors += 1
-                    else:
-                        summary.ok += 1
+                summary = counts[batch_of[id(outcome)]]
+                summary.checked += 1
                 if applied is None:
+                    summary.errors += 1
                     continue
                 applied_checks.append(applied)
-                if outcome.rate_limit_reset is None and outcome.error is not None:
-                    deleted = self._delete_if_hopeless(applied)
-                    counts[batch_of[id(outcome)]].deleted += deleted
-                    total.deleted += deleted
+                if outcome.rate_limit_reset is not None:
+                    summary.ratelimited += 1
+                elif outcome.error is not None:
+                    summary.errors += 1
+                    summary.deleted += self._delete_if_hopeless(applied)
+                else:
+                    summary.ok += 1
             if then is not None:
                 then(applied_checks)
             if record is not None:
+                total = RunSummary()
+                for summary in counts:
+                    total.add(summary)
                 passes.add_batch(record, checked=total.checked, ok=total.ok, errors=total.errors,
                                  ratelimited=total.ratelimited)
         return applied_checks, counts

@@ -11,7 +11,7 @@ import peewee
 
 from ..db.failures import first_line
 from ..db.models import database_proxy, utcnow
-from .models import ScaleProcess
+from .models import CheckClaim, ScaleProcess
 
 log = logging.getLogger(__name__)
 EVERY_SECONDS = 10.0
@@ -68,16 +68,17 @@ class Heartbeat:
             self._stop.wait(EVERY_SECONDS)
 
 
+def live_workers() -> peewee.ModelSelect:
+    """The heartbeats of the workers seen within :data:`ALIVE` (their concurrency: ``.select(...)`` on it)."""
+    return ScaleProcess.select().where((ScaleProcess.seen_on > utcnow() - ALIVE) & (ScaleProcess.kind == "worker"))
+
+
 def scale_state() -> dict[str, float]:
     """The gauges of scaled-out checking for /metrics (four small queries, whatever the size of the store)."""
-    import peewee as pw
-
-    from .models import CheckClaim
-
     now = utcnow()
     alive = ScaleProcess.seen_on > now - ALIVE
-    workers, threads = (ScaleProcess.select(pw.fn.COUNT(ScaleProcess.name), pw.fn.COALESCE(pw.fn.SUM(
-        ScaleProcess.concurrency), 0)).where(alive & (ScaleProcess.kind == "worker")).tuples().get())
+    workers, threads = (live_workers().select(peewee.fn.COUNT(ScaleProcess.name),
+                                              peewee.fn.COALESCE(peewee.fn.SUM(ScaleProcess.concurrency), 0)).tuples().get())
     scheduler = (ScaleProcess.select(ScaleProcess.queue_depth).where(alive & (ScaleProcess.kind == "scheduler"))
                  .order_by(ScaleProcess.seen_on.desc()).first())
     live = CheckClaim.select().where(CheckClaim.expires_on >= now).count()

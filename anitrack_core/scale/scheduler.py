@@ -42,7 +42,7 @@ from ..db.models import Project, database_proxy, utcnow
 from ..events.outbox import release_lease, take_lease
 from . import BATCH_SIZE
 from .app import TASK_NAME, check_queue, make_app, work_queue_url
-from .heartbeat import ALIVE, beat, gone
+from .heartbeat import beat, gone, live_workers
 from .models import CheckClaim, ScaleProcess
 
 if TYPE_CHECKING:
@@ -206,8 +206,7 @@ class ScaleScheduler:
         """The batches every live worker runs at once (its Celery threads, from its heartbeat)."""
         from .worker import batch_threads
 
-        alive = ScaleProcess.seen_on > utcnow() - ALIVE
-        query = ScaleProcess.select(ScaleProcess.concurrency).where(alive & (ScaleProcess.kind == "worker"))
+        query = live_workers().select(ScaleProcess.concurrency)
         return sum(batch_threads(concurrency) for (concurrency,) in query.tuples())
 
     def claim(self, token: str, limit: int) -> list[int]:

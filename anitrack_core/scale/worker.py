@@ -43,7 +43,7 @@ from dataclasses import asdict, dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from ..check.runner import SPEC_COLUMNS, Checker, RunSummary, specs_from_rows
+from ..check.runner import SPEC_COLUMNS, Checker, RunSummary, WorkerChecker, specs_from_rows
 from ..check.workers import FetchProcesses
 from ..db.failures import first_line, storage_trouble
 from ..db.models import Project, database_proxy, utcnow
@@ -72,9 +72,12 @@ class _Saving:
 
     token: str
     outcomes: list[FetchOutcome]
-    done: bool = False
     counts: RunSummary | None = None
     error: Exception | None = None
+
+    @property
+    def done(self) -> bool:
+        return self.counts is not None or self.error is not None
 
 
 @dataclass
@@ -100,27 +103,23 @@ def batch_threads(concurrency: int) -> int:
 
 
 @dataclass(frozen=True)
-class SharedFetchSetup:
-    """Sent to each fetch process of a worker: the worker's settings; called there, it opens the database
-    and makes a :class:`Checker` whose per-host slots and rate-limit pauses are shared by every worker."""
+class SharedFetchSetup(WorkerChecker):
+    """Sent to each fetch process of a worker (:class:`WorkerChecker`): there it also opens the database, and
+    the checker's per-host slots and rate-limit pauses are shared by every worker."""
 
-    values: dict
-    sources: dict
     #: fetch processes per worker (they divide the worker's share of each host's slots)
     per_worker: int = 1
 
-    def __call__(self) -> Any:
+    def checker(self, runtime: Runtime) -> Checker:
         from ..db.database import open_database
-        from ..runtime import worker_runtime
 
-        runtime = worker_runtime(self.values, self.sources)
         settings = runtime.settings
         open_database(settings.database_url, check=False, busy_timeout=settings.db_busy_timeout)
         checker = Checker(runtime)
         checker.slots = SharedHostSlots(settings.check_per_host, settings.get("check.host_concurrency"),
                                         per_worker=self.per_worker)
         checker.pauses = SharedPauses()
-        return checker.fetch
+        return checker
 
 
 class BatchChecker:
@@ -278,10 +277,10 @@ class BatchChecker:
                     raise
         except Exception as exc:  # each batch's thread raises it, and handles it as its own
             for saving in group:
-                saving.error, saving.done = exc, True
+                saving.error = exc
             return
         for saving, batch_counts in zip(group, counts):
-            saving.counts, saving.done = batch_counts, True
+            saving.counts = batch_counts
 
 
 def _consumer_class() -> type:
